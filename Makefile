@@ -1,0 +1,48 @@
+# Municipal services API platform. `make run` starts the whole stack on the
+# local Postgres and Redis; `make test` runs every module's tests against them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+MODULES   := pkg gateway services/jobs services/search-admin deploy
+PACKAGES  := $(addsuffix /...,$(addprefix ./,$(MODULES)))
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X github.com/municipal-apis/platform/pkg/version.Version=$(VERSION)
+GOTEST    ?= -race -count=1 -timeout 15m
+STATICCHECK ?= $(shell command -v staticcheck || echo $(shell go env GOPATH)/bin/staticcheck)
+
+# program name → main package
+PROG_devidp       := ./pkg/cmd/devidp
+PROG_gateway      := ./gateway/cmd/gateway
+PROG_jobs         := ./services/jobs/cmd/jobs
+PROG_search-admin := ./services/search-admin/cmd/search-admin
+PROGRAMS := devidp search-admin jobs gateway
+
+.PHONY: help
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## static binaries of every program in bin/
+	@mkdir -p bin
+	@for p in $(PROGRAMS); do \
+	  case $$p in devidp) src=$(PROG_devidp);; gateway) src=$(PROG_gateway);; jobs) src=$(PROG_jobs);; search-admin) src=$(PROG_search-admin);; esac; \
+	  if [ -d "$$src" ]; then echo "build bin/$$p"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/$$p $$src || exit 1; fi; \
+	done
+
+.PHONY: test
+test: ## every module's tests with -race against the local Postgres and Redis
+	go test $(GOTEST) $(PACKAGES)
+
+.PHONY: lint
+lint: ## gofmt check, go vet, staticcheck
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet $(PACKAGES)
+	$(STATICCHECK) $(PACKAGES)
+
+.PHONY: run
+run: build ## the whole stack in the foreground: devidp, search-admin, jobs, gateway
+	./scripts/run.sh
+
+.PHONY: bench
+bench: ## the benchmark set; writes docs/benchmarks.md
+	go test -run '^$$' -bench . -benchtime 2s $(PACKAGES)

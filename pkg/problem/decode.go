@@ -1,0 +1,216 @@
+package problem
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// DecodeJSON reads the JSON object in r's body into dst, a pointer to a struct
+// whose json tags name the members a client may send.
+//
+// Fatal problems come back as the error: a non-JSON content type (415), a body
+// over the limit set by http.MaxBytesReader (413), an empty or unparseable
+// body or one that is not an object (400). Member-level problems are recorded
+// in v so that the caller can add its own rules and report everything at once:
+// an unknown member is "unknown_field", a value of the wrong type
+// "invalid_type". Members named in ignore (read-only members of the response
+// that clients echo back) are accepted and dropped. JSON null leaves a member
+// at its zero value, so optional members are pointers.
+func DecodeJSON(r *http.Request, dst any, v *Violations, ignore ...string) error {
+	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+		return err
+	}
+	if r.Body == nil {
+		return Errorf(EMALFORMED, "the request body is empty")
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return Errorf(ETOOLARGE, "the request body exceeds %d bytes", mbe.Limit)
+		}
+		return Wrap(EMALFORMED, err, "the request body could not be read")
+	}
+	return DecodeBytes(data, dst, v, ignore...)
+}
+
+// DecodeBytes is DecodeJSON for a body that was already read.
+func DecodeBytes(data []byte, dst any, v *Violations, ignore ...string) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return Errorf(EMALFORMED, "the request body is empty")
+	}
+	if !json.Valid(data) {
+		return Errorf(EMALFORMED, "the request body is not valid JSON")
+	}
+	if data[0] != '{' {
+		return Errorf(EMALFORMED, "the request body must be a JSON object")
+	}
+	rv := reflect.ValueOf(dst)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return Wrap(EINTERNAL, errors.New("DecodeBytes needs a pointer to a struct"), "")
+	}
+	skip := make(map[string]bool, len(ignore))
+	for _, name := range ignore {
+		skip[name] = true
+	}
+	d := decoder{v: v, ignore: skip}
+	d.object("", data, rv.Elem())
+	return nil
+}
+
+func checkContentType(ct string) error {
+	if ct == "" {
+		return Errorf(EMEDIATYPE, "Content-Type must be application/json")
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+		return Errorf(EMEDIATYPE, "Content-Type must be application/json")
+	}
+	return nil
+}
+
+type decoder struct {
+	v      *Violations
+	ignore map[string]bool // top-level read-only members
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	rawMessageType      = reflect.TypeFor[json.RawMessage]()
+)
+
+// object decodes a JSON object into the struct value sv member by member.
+func (d *decoder) object(prefix string, data []byte, sv reflect.Value) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		d.v.Add(strings.TrimSuffix(prefix, "."), "invalid_type", "must be an object")
+		return
+	}
+	fields := jsonFields(sv.Type())
+	for name, raw := range members {
+		path := prefix + name
+		idx, ok := fields[name]
+		if !ok {
+			if prefix == "" && d.ignore[name] {
+				continue
+			}
+			d.v.Add(path, "unknown_field", "is not a member of this resource")
+			continue
+		}
+		d.value(path, raw, sv.FieldByIndex(idx))
+	}
+}
+
+// value decodes raw into fv, recording a violation at path when it does not fit.
+func (d *decoder) value(path string, raw json.RawMessage, fv reflect.Value) {
+	if string(raw) == "null" {
+		fv.SetZero()
+		return
+	}
+	t := fv.Type()
+	if t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		d.leaf(path, raw, fv)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		elem := reflect.New(t.Elem())
+		d.value(path, raw, elem.Elem())
+		if !d.v.Has(path) {
+			fv.Set(elem)
+		}
+	case reflect.Struct:
+		if raw[0] != '{' {
+			d.v.Add(path, "invalid_type", "must be an object")
+			return
+		}
+		d.object(path+".", raw, fv)
+	case reflect.Slice:
+		if raw[0] != '[' {
+			d.v.Add(path, "invalid_type", "must be "+describe(t))
+			return
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			d.v.Add(path, "invalid_type", "must be "+describe(t))
+			return
+		}
+		out := reflect.MakeSlice(t, len(items), len(items))
+		for i, item := range items {
+			d.value(path+"["+strconv.Itoa(i)+"]", item, out.Index(i))
+		}
+		fv.Set(out)
+	default:
+		d.leaf(path, raw, fv)
+	}
+}
+
+func (d *decoder) leaf(path string, raw json.RawMessage, fv reflect.Value) {
+	ptr := reflect.New(fv.Type())
+	if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
+		var ute *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		msg := "must be " + describe(fv.Type())
+		if !errors.As(err, &ute) && !errors.As(err, &se) && err.Error() != "" {
+			msg = err.Error()
+		}
+		d.v.Add(path, "invalid_type", msg)
+		return
+	}
+	fv.Set(ptr.Elem())
+}
+
+// describe names the JSON type a Go type accepts, for error messages.
+func describe(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(describe(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a valid value"
+}
+
+// jsonFields maps the JSON member names of struct type t to field indexes,
+// following embedded structs the way encoding/json does.
+func jsonFields(t reflect.Type) map[string][]int {
+	out := map[string][]int{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous && f.Type.Kind() == reflect.Struct {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, dup := out[name]; !dup {
+			out[name] = f.Index
+		}
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+package problem
+
+import "fmt"
+
+// Violations collects every violated field rule of a request so that one 422
+// reports all of them at once.
+type Violations struct {
+	list []FieldError
+	seen map[string]bool
+}
+
+// Add records a violation of field.
+func (v *Violations) Add(field, code, message string) {
+	if v.seen == nil {
+		v.seen = map[string]bool{}
+	}
+	v.seen[field] = true
+	v.list = append(v.list, FieldError{Field: field, Code: code, Message: message})
+}
+
+// Addf records a violation with a formatted message.
+func (v *Violations) Addf(field, code, format string, args ...any) {
+	v.Add(field, code, fmt.Sprintf(format, args...))
+}
+
+// Has reports whether field already has a violation, so later rules can skip
+// a member that was, say, of the wrong type.
+func (v *Violations) Has(field string) bool { return v.seen[field] }
+
+// Len returns the number of violations.
+func (v *Violations) Len() int { return len(v.list) }
+
+// List returns the violations recorded so far.
+func (v *Violations) List() []FieldError { return v.list }
+
+// Err returns a 422 *Error listing every violation, or nil when there is none.
+func (v *Violations) Err() error {
+	if len(v.list) == 0 {
+		return nil
+	}
+	return &Error{Code: EINVALID, Detail: "the request has invalid fields", Fields: append([]FieldError(nil), v.list...)}
+}

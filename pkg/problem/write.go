@@ -1,0 +1,82 @@
+package problem
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/municipal-apis/platform/pkg/requestid"
+)
+
+// ContentType is the media type of every error body.
+const ContentType = "application/problem+json"
+
+// TypeBase prefixes the slug of a code to form the problem "type" URI.
+const TypeBase = "urn:municipal:problem:"
+
+// Body is the RFC 9457 problem document of every error response.
+type Body struct {
+	Type      string       `json:"type"`
+	Title     string       `json:"title"`
+	Status    int          `json:"status"`
+	Detail    string       `json:"detail,omitempty"`
+	Instance  string       `json:"instance"`
+	RequestID string       `json:"request_id"`
+	Errors    []FieldError `json:"errors,omitempty"`
+}
+
+// BodyOf builds the problem document of err for request r. Causes of 5xx
+// errors never reach the body.
+func BodyOf(r *http.Request, err error) Body {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		pe = &Error{Code: EINTERNAL, Err: err}
+	}
+	status := Status(pe.Code)
+	detail := pe.Detail
+	if pe.Code == EINTERNAL && detail == "" {
+		detail = "an unexpected error occurred; quote the request_id when reporting it"
+	}
+	b := Body{
+		Type:      TypeBase + strings.ReplaceAll(string(pe.Code), "_", "-"),
+		Title:     http.StatusText(status),
+		Status:    status,
+		Detail:    detail,
+		Instance:  r.URL.Path,
+		RequestID: requestid.From(r.Context()),
+		Errors:    pe.Fields,
+	}
+	return b
+}
+
+// Write renders err as a problem response. 5xx causes are logged with the
+// request id; nothing internal is sent to the client.
+func Write(w http.ResponseWriter, r *http.Request, err error) {
+	var pe *Error
+	errors.As(err, &pe)
+	body := BodyOf(r, err)
+	if body.Status >= 500 {
+		slog.ErrorContext(r.Context(), "request failed", "status", body.Status, "path", r.URL.Path, "err", err)
+	}
+	h := w.Header()
+	if pe != nil {
+		for k, vs := range pe.Header {
+			h[k] = vs
+		}
+	}
+	h.Set("Content-Type", ContentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Del("Content-Length")
+	w.WriteHeader(body.Status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// Abort writes err as a problem response and stops the gin handler chain.
+func Abort(c *gin.Context, err error) {
+	Write(c.Writer, c.Request, err)
+	c.Abort()
+}

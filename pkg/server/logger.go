@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/municipal-apis/platform/pkg/requestid"
+)
+
+// LogConfig selects the log level and format of a program.
+type LogConfig struct {
+	Level  string `env:"LOG_LEVEL, default=info"`
+	Format string `env:"LOG_FORMAT, default=json"`
+}
+
+// NewLogger builds a slog logger writing JSON (or text) to w that adds the
+// request id of the context to every record.
+func NewLogger(w io.Writer, cfg LogConfig) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.Level)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
+	if strings.EqualFold(cfg.Format, "text") {
+		h = slog.NewTextHandler(w, opts)
+	}
+	return slog.New(contextHandler{h})
+}
+
+// contextHandler adds request_id from the record's context.
+type contextHandler struct{ slog.Handler }
+
+func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := requestid.From(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return contextHandler{h.Handler.WithAttrs(attrs)}
+}
+
+func (h contextHandler) WithGroup(name string) slog.Handler {
+	return contextHandler{h.Handler.WithGroup(name)}
+}

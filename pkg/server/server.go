@@ -1,0 +1,86 @@
+// Package server runs an http.Server with the platform's timeouts and
+// graceful shutdown, and provides the middleware every program shares:
+// request ids, access logs, metrics, panic recovery and body limits.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Config holds the HTTP server settings of a program, read from the environment.
+type Config struct {
+	Addr              string        `env:"HTTP_ADDR"`
+	ReadHeaderTimeout time.Duration `env:"HTTP_READ_HEADER_TIMEOUT, default=5s"`
+	ReadTimeout       time.Duration `env:"HTTP_READ_TIMEOUT, default=30s"`
+	WriteTimeout      time.Duration `env:"HTTP_WRITE_TIMEOUT, default=60s"`
+	IdleTimeout       time.Duration `env:"HTTP_IDLE_TIMEOUT, default=120s"`
+	ShutdownTimeout   time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT, default=20s"`
+	MaxHeaderBytes    int           `env:"HTTP_MAX_HEADER_BYTES, default=65536"`
+	MaxBodyBytes      int64         `env:"HTTP_MAX_BODY_BYTES, default=1048576"`
+}
+
+// Validate reports a configuration that cannot work.
+func (c Config) Validate() error {
+	switch {
+	case c.Addr == "":
+		return errors.New("HTTP_ADDR is empty")
+	case c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.IdleTimeout <= 0:
+		return errors.New("HTTP timeouts must be positive")
+	case c.MaxBodyBytes <= 0 || c.MaxHeaderBytes <= 0:
+		return errors.New("HTTP_MAX_BODY_BYTES and HTTP_MAX_HEADER_BYTES must be positive")
+	}
+	return nil
+}
+
+// New builds an http.Server for h with every timeout of cfg set.
+func New(cfg Config, h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           h,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    cfg.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// Run listens on srv.Addr and serves until ctx is done, then shuts down
+// gracefully, letting in-flight requests finish within shutdownTimeout.
+func Run(ctx context.Context, srv *http.Server, shutdownTimeout time.Duration, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", srv.Addr, err)
+	}
+	return Serve(ctx, srv, ln, shutdownTimeout, logger)
+}
+
+// Serve is Run on a listener the caller opened (tests use port 0).
+func Serve(ctx context.Context, srv *http.Server, ln net.Listener, shutdownTimeout time.Duration, logger *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	logger.InfoContext(ctx, "listening", "addr", ln.Addr().String())
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", shutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
