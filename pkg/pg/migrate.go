@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 )
@@ -66,8 +65,9 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 		return nil
 	}
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+	// Created meanwhile by another process: Postgres reports either
+	// duplicate_database or, when both inserts race, a catalog unique violation.
+	if IsCode(err, "42P04") || IsCode(err, UniqueViolation) {
 		return nil
 	}
 	if err != nil {

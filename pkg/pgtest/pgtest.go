@@ -54,7 +54,7 @@ func NewURL(tb testing.TB, migrations fs.FS) string {
 	defer cancel()
 	tpl, err := template(ctx, migrations)
 	if err != nil {
-		tb.Fatalf("pgtest: %v\n(start Postgres with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start; or set %s)", err, EnvAdminURL)
+		tb.Fatalf("pgtest: %v", err)
 	}
 	name := "test_" + randomHex(8)
 	if err := admin(ctx, func(conn *pgx.Conn) error {
@@ -137,6 +137,9 @@ func template(ctx context.Context, migrations fs.FS) (string, error) {
 }
 
 func migrate(ctx context.Context, dsn string, migrations fs.FS) error {
+	if files, _ := fs.Glob(migrations, "*.sql"); len(files) == 0 {
+		return nil
+	}
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return err
@@ -162,7 +165,8 @@ func cloneWithRetry(ctx context.Context, conn *pgx.Conn, name, tpl string) error
 func admin(ctx context.Context, fn func(*pgx.Conn) error) error {
 	conn, err := pgx.Connect(ctx, AdminURL())
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", redact(AdminURL()), err)
+		return fmt.Errorf("connect to %s: %w\n(start Postgres with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start; or set %s)",
+			redact(AdminURL()), err, EnvAdminURL)
 	}
 	defer conn.Close(context.Background())
 	return fn(conn)

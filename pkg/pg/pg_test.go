@@ -1,0 +1,175 @@
+package pg_test
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"io/fs"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/problem"
+)
+
+//go:embed testdata/migrations/*.sql
+var migrationFiles embed.FS
+
+func migrations(t testing.TB) fs.FS {
+	sub, err := fs.Sub(migrationFiles, "testdata/migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+// emptyMigrations yields a database with nothing applied, to run Migrate on.
+var emptyMigrations = fs.FS(embed.FS{})
+
+func TestMigrateIsIdempotentAndSerializedAcrossConcurrentRunners(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewURL(t, emptyMigrations)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sql.Open("pgx", dsn)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer db.Close()
+			errs[i] = pg.Migrate(ctx, db, migrations(t), nil)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("runner %d: %v", i, err)
+		}
+	}
+
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := pg.Migrate(ctx, db, migrations(t), nil); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	var applied int
+	if err := db.QueryRow(`SELECT count(*) FROM goose_db_version WHERE version_id > 0 AND is_applied`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if applied != 2 {
+		t.Fatalf("applied migrations = %d, want 2 (each exactly once)", applied)
+	}
+	if _, err := db.Exec(`INSERT INTO things (qty, note) VALUES (1, 'x')`); err != nil {
+		t.Fatalf("schema incomplete: %v", err)
+	}
+}
+
+func TestMapErrorTranslatesPostgresErrors(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDB(t, migrations(t))
+	if err := db.Exec(`INSERT INTO owners (nome) VALUES ('Secretaria')`).Error; err != nil {
+		t.Fatal(err)
+	}
+	fields := pg.Fields{"owners_nome_lower_key": "nome", "things_owner_id_fkey": "owner_id", "things_qty_check": "qty"}
+	tests := []struct {
+		name  string
+		sql   string
+		code  problem.Code
+		field string
+	}{
+		{"a case-insensitive duplicate is a conflict", `INSERT INTO owners (nome) VALUES ('SECRETARIA')`, problem.ECONFLICT, "nome"},
+		{"a dangling reference is invalid on its field", `INSERT INTO things (owner_id, qty) VALUES (999, 1)`, problem.EINVALID, "owner_id"},
+		{"a missing required column is invalid", `INSERT INTO things (qty) VALUES (NULL)`, problem.EINVALID, "qty"},
+		{"a check violation is invalid on its field", `INSERT INTO things (qty) VALUES (-1)`, problem.EINVALID, "qty"},
+		{"a syntax error is internal", `INSERT INTO nowhere VALUES (1)`, problem.EINTERNAL, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := pg.MapError(db.Exec(tt.sql).Error, fields)
+			if problem.CodeOf(err) != tt.code {
+				t.Fatalf("code = %v, want %v (%v)", problem.CodeOf(err), tt.code, err)
+			}
+			if tt.field != "" {
+				pe := err.(*problem.Error)
+				if len(pe.Fields) != 1 || pe.Fields[0].Field != tt.field {
+					t.Fatalf("fields = %+v, want %s", pe.Fields, tt.field)
+				}
+			}
+		})
+	}
+	if pg.MapError(nil, nil) != nil {
+		t.Fatal("MapError(nil) must be nil")
+	}
+}
+
+func TestMapErrorReportsAnUnreachableServerAsUnavailable(t *testing.T) {
+	t.Parallel()
+	db, err := sql.Open("pgx", "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = pg.MapError(db.PingContext(context.Background()), nil)
+	if problem.CodeOf(err) != problem.EUNAVAILABLE {
+		t.Fatalf("code = %v (%v), want unavailable", problem.CodeOf(err), err)
+	}
+}
+
+func TestEnsureDatabaseCreatesOnceAndToleratesRaces(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(pgtest.NewURL(t, emptyMigrations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path += "_ensured"
+	dsn := u.String()
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", pgtest.AdminURL())
+		if err == nil {
+			_, _ = db.Exec(`DROP DATABASE IF EXISTS "` + dbName(dsn) + `" WITH (FORCE)`)
+			db.Close()
+		}
+	})
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = pg.EnsureDatabase(context.Background(), dsn) }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Ping(); err != nil {
+		t.Fatalf("database not created: %v", err)
+	}
+}
+
+func dbName(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}

@@ -1,0 +1,164 @@
+package problem_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+)
+
+type agents struct {
+	ExclusiveForAgents *bool   `json:"exclusive_for_agents"`
+	ToolHint           *string `json:"tool_hint"`
+}
+
+type servico struct {
+	Nome        *string        `json:"nome_servico"`
+	OrgaoGestor []string       `json:"orgao_gestor"`
+	Status      *int           `json:"status"`
+	Agents      *agents        `json:"agents"`
+	Extra       map[string]any `json:"extra_fields"`
+	IsFree      *bool          `json:"is_free"`
+	Latitude    *float64       `json:"latitude"`
+}
+
+func request(body, contentType string, limit int64) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/api/v1/admin/services", strings.NewReader(body))
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	if limit > 0 {
+		r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, limit)
+	}
+	return r
+}
+
+func TestDecodeJSONRejectsBodiesThatAreNotJSONObjects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		body        string
+		contentType string
+		limit       int64
+		want        problem.Code
+	}{
+		{"a missing content type is unsupported", `{}`, "", 0, problem.EMEDIATYPE},
+		{"a form content type is unsupported", `a=b`, "application/x-www-form-urlencoded", 0, problem.EMEDIATYPE},
+		{"text/plain is unsupported even with JSON inside", `{}`, "text/plain", 0, problem.EMEDIATYPE},
+		{"a body over the limit is too large", `{"nome_servico":"` + strings.Repeat("x", 2048) + `"}`, "application/json", 1024, problem.ETOOLARGE},
+		{"an empty body is malformed", ``, "application/json", 0, problem.EMALFORMED},
+		{"truncated JSON is malformed", `{"nome_servico":`, "application/json", 0, problem.EMALFORMED},
+		{"a JSON array is malformed", `[{"nome_servico":"x"}]`, "application/json", 0, problem.EMALFORMED},
+		{"trailing garbage is malformed", `{} {}`, "application/json", 0, problem.EMALFORMED},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var dst servico
+			var v problem.Violations
+			err := problem.DecodeJSON(request(tt.body, tt.contentType, tt.limit), &dst, &v)
+			if got := problem.CodeOf(err); err == nil || got != tt.want {
+				t.Fatalf("code = %v (err %v), want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeJSONAcceptsJSONMediaTypesWithParameters(t *testing.T) {
+	t.Parallel()
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/merge-patch+json"} {
+		var dst servico
+		var v problem.Violations
+		if err := problem.DecodeJSON(request(`{"nome_servico":"Certidão"}`, ct, 0), &dst, &v); err != nil {
+			t.Fatalf("%s: %v", ct, err)
+		}
+		if dst.Nome == nil || *dst.Nome != "Certidão" {
+			t.Fatalf("%s: nome = %v", ct, dst.Nome)
+		}
+	}
+}
+
+func TestDecodeJSONReportsEveryMemberProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	body := `{"nome_servico": 12, "orgao_gestor": ["ok", 3], "status": "1", "agents": {"tool_hint": false, "x": 1},
+	          "is_free": "yes", "latitude": "north", "extra_fields": [1], "typo": true, "id": "ignored"}`
+	var dst servico
+	var v problem.Violations
+	if err := problem.DecodeJSON(request(body, "application/json", 0), &dst, &v, "id"); err != nil {
+		t.Fatalf("fatal error: %v", err)
+	}
+	got := map[string]string{}
+	for _, f := range v.List() {
+		got[f.Field] = f.Code
+	}
+	want := map[string]string{
+		"nome_servico":     "invalid_type",
+		"orgao_gestor[1]":  "invalid_type",
+		"status":           "invalid_type",
+		"agents.tool_hint": "invalid_type",
+		"agents.x":         "unknown_field",
+		"is_free":          "invalid_type",
+		"latitude":         "invalid_type",
+		"extra_fields":     "invalid_type",
+		"typo":             "unknown_field",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("violations = %v, want %v", got, want)
+	}
+	err := v.Err()
+	if problem.CodeOf(err) != problem.EINVALID {
+		t.Fatalf("Err() code = %v", problem.CodeOf(err))
+	}
+}
+
+func TestDecodeJSONMessagesNameTheExpectedType(t *testing.T) {
+	t.Parallel()
+	var dst servico
+	var v problem.Violations
+	_ = problem.DecodeJSON(request(`{"status": 1.5, "orgao_gestor": "x", "is_free": 1}`, "application/json", 0), &dst, &v)
+	want := map[string]string{"status": "must be an integer", "orgao_gestor": "must be an array of strings", "is_free": "must be a boolean"}
+	for _, f := range v.List() {
+		if want[f.Field] != f.Message {
+			t.Errorf("%s: message %q, want %q", f.Field, f.Message, want[f.Field])
+		}
+	}
+	if v.Len() != 3 {
+		t.Fatalf("got %d violations, want 3", v.Len())
+	}
+}
+
+func TestDecodeJSONFillsValidMembersAndTreatsNullAsAbsent(t *testing.T) {
+	t.Parallel()
+	body := `{"nome_servico":"Emissão de 2ª via 🧾","orgao_gestor":["SMS","SMF"],"status":1,"agents":{"exclusive_for_agents":true,"tool_hint":"use"},"extra_fields":{"a":{"b":[1,2]}},"is_free":null}`
+	var dst servico
+	var v problem.Violations
+	if err := problem.DecodeJSON(request(body, "application/json", 0), &dst, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Len() != 0 {
+		t.Fatalf("unexpected violations %v", v.List())
+	}
+	if *dst.Nome != "Emissão de 2ª via 🧾" || len(dst.OrgaoGestor) != 2 || *dst.Status != 1 || !*dst.Agents.ExclusiveForAgents || *dst.Agents.ToolHint != "use" {
+		t.Fatalf("decoded %+v", dst)
+	}
+	if dst.IsFree != nil {
+		t.Fatalf("null is_free decoded as %v, want nil", *dst.IsFree)
+	}
+	if _, ok := dst.Extra["a"].(map[string]any); !ok {
+		t.Fatalf("extra_fields = %#v", dst.Extra)
+	}
+}
+
+func TestViolationsRemembersFlaggedFields(t *testing.T) {
+	t.Parallel()
+	var v problem.Violations
+	if v.Err() != nil {
+		t.Fatal("empty Violations must not be an error")
+	}
+	v.Add("resumo", "max_length", "must be at most 350 characters")
+	if !v.Has("resumo") || v.Has("nome_servico") {
+		t.Fatal("Has does not track fields")
+	}
+}

@@ -1,0 +1,213 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+func newHandler(t *testing.T, checks ...server.Check) (http.Handler, *server.Metrics, *strings.Builder) {
+	t.Helper()
+	logs := &strings.Builder{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	metrics := server.NewMetrics()
+	engine := server.NewGin()
+	engine.POST("/api/v1/things/:id", func(c *gin.Context) {
+		var req struct {
+			Name *string `json:"name"`
+		}
+		var v problem.Violations
+		if err := problem.DecodeJSON(c.Request, &req, &v); err != nil {
+			problem.Abort(c, err)
+			return
+		}
+		c.JSON(http.StatusCreated, gin.H{"id": c.Param("id")})
+	})
+	engine.GET("/panic", func(c *gin.Context) { panic("boom") })
+	h := server.Handler(server.Options{Logger: logger, Metrics: metrics, App: engine, MaxBodyBytes: 64, Checks: checks})
+	return h, metrics, logs
+}
+
+func serve(h http.Handler, method, path, body string, header http.Header) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, vs := range header {
+		r.Header[k] = vs
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func TestRequestIDIsHonouredOnlyWhenSane(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newHandler(t)
+	tests := []struct {
+		name     string
+		incoming string
+		kept     bool
+	}{
+		{"a plain id is kept", "abc-123_x.y:z", true},
+		{"an id with spaces is replaced", "abc 123", false},
+		{"an id with a newline is replaced", "abc\nlevel=error", false},
+		{"an overlong id is replaced", strings.Repeat("a", 129), false},
+		{"a unicode id is replaced", "pedido-ç", false},
+		{"a missing id is generated", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(h, http.MethodGet, "/livez", "", http.Header{"X-Request-Id": {tt.incoming}})
+			got := w.Header().Get("X-Request-ID")
+			if got == "" || (got == tt.incoming) != tt.kept {
+				t.Fatalf("X-Request-ID = %q for incoming %q", got, tt.incoming)
+			}
+		})
+	}
+}
+
+func TestUnknownRoutesAndMethodsAreProblems(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newHandler(t)
+	for path, want := range map[string]int{"/nope": 404, "/api/v1/things/1/": 404, "/../etc/passwd": 404} {
+		w := serve(h, http.MethodPost, path, "{}", http.Header{"Content-Type": {"application/json"}})
+		if w.Code != want || w.Header().Get("Content-Type") != problem.ContentType {
+			t.Errorf("%s: status %d content type %q", path, w.Code, w.Header().Get("Content-Type"))
+		}
+	}
+	w := serve(h, http.MethodDelete, "/api/v1/things/1", "", nil)
+	if w.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("DELETE status = %d, want 405", w.Code)
+	}
+}
+
+func TestBodiesOverTheLimitAre413(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newHandler(t)
+	body := `{"name":"` + strings.Repeat("é", 100) + `"}`
+	w := serve(h, http.MethodPost, "/api/v1/things/1", body, http.Header{"Content-Type": {"application/json"}})
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status = %d, want 413: %s", w.Code, w.Body)
+	}
+	// Without Content-Length (chunked) the limit still holds while reading.
+	r := httptest.NewRequest(http.MethodPost, "/api/v1/things/1", io.MultiReader(strings.NewReader(body)))
+	r.ContentLength = -1
+	r.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("chunked status = %d, want 413", rec.Code)
+	}
+}
+
+func TestPanicsBecome500WithoutDetails(t *testing.T) {
+	t.Parallel()
+	h, _, logs := newHandler(t)
+	w := serve(h, http.MethodGet, "/panic", "", nil)
+	if w.Code != 500 || strings.Contains(w.Body.String(), "boom") {
+		t.Fatalf("status %d body %s", w.Code, w.Body)
+	}
+	if !strings.Contains(logs.String(), `"status":500`) || !strings.Contains(logs.String(), `"route":"/panic"`) {
+		t.Fatalf("access log misses the 500: %s", logs)
+	}
+}
+
+func TestReadyzReportsCriticalAndDegradedChecks(t *testing.T) {
+	t.Parallel()
+	ok := func(context.Context) error { return nil }
+	down := func(context.Context) error { return errors.New("connection refused") }
+	tests := []struct {
+		name   string
+		checks []server.Check
+		status int
+		state  string
+	}{
+		{"all checks passing is ready", []server.Check{{Name: "postgres", Critical: true, Probe: ok}}, 200, "ok"},
+		{"a failing optional check is degraded but ready", []server.Check{{Name: "postgres", Critical: true, Probe: ok}, {Name: "redis", Probe: down}}, 200, "degraded"},
+		{"a failing critical check is unavailable", []server.Check{{Name: "postgres", Critical: true, Probe: down}}, 503, "unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _, _ := newHandler(t, tt.checks...)
+			w := serve(h, http.MethodGet, "/readyz", "", nil)
+			var body server.Readiness
+			_ = json.Unmarshal(w.Body.Bytes(), &body)
+			if w.Code != tt.status || body.Status != tt.state {
+				t.Fatalf("status %d body %s", w.Code, w.Body)
+			}
+		})
+	}
+}
+
+func TestMetricsCountRequestsByRouteTemplate(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newHandler(t)
+	for _, id := range []string{"1", "2", "3"} {
+		serve(h, http.MethodPost, "/api/v1/things/"+id, `{"name":"x"}`, http.Header{"Content-Type": {"application/json"}})
+	}
+	serve(h, http.MethodGet, "/random/"+strings.Repeat("x", 10), "", nil)
+	w := serve(h, http.MethodGet, "/metrics", "", nil)
+	text := w.Body.String()
+	for _, want := range []string{
+		`http_requests_total{method="POST",route="/api/v1/things/:id",status="201"} 3`,
+		`http_requests_total{method="GET",route="unmatched",status="404"} 1`,
+		`http_request_duration_seconds_bucket{method="POST",route="/api/v1/things/:id",status="201"`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func TestServeDrainsInFlightRequestsOnShutdown(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		_, _ = w.Write([]byte("done"))
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	cfg := server.Config{Addr: ln.Addr().String(), ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: 5 * time.Second, IdleTimeout: time.Second, MaxHeaderBytes: 4096, MaxBodyBytes: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- server.Serve(ctx, server.New(cfg, h, logger), ln, 5*time.Second, logger) }()
+
+	resc := make(chan string, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			resc <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		resc <- string(b)
+	}()
+	<-started
+	cancel()
+	if got := <-resc; got != "done" {
+		t.Fatalf("in-flight request got %q, want it to finish", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve returned %v", err)
+	}
+	if _, err := http.Get("http://" + ln.Addr().String() + "/"); err == nil {
+		t.Fatal("server still accepts connections after shutdown")
+	}
+}
