@@ -1,0 +1,93 @@
+package route
+
+import (
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+)
+
+// Path is a request path in canonical form: no empty, "." or ".." segments,
+// no encoded separators, each segment kept as the client escaped it.
+type Path struct {
+	// Segments are the decoded segments, used for matching.
+	Segments []string
+	// Escaped are the same segments as the client escaped them, used for forwarding.
+	Escaped []string
+	// TrailingSlash records that the client's path ended with "/".
+	TrailingSlash bool
+}
+
+// Canonicalize turns the escaped path of a request into a Path.
+//
+// Harmless oddities are normalized: "//" and "." segments (also written
+// "%2e") are dropped. Anything that could make the path mean something else
+// to an upstream is rejected with a 400: ".." in any spelling, encoded "/"
+// or "\" (%2f, %5c), a literal backslash, control characters, invalid
+// escapes or UTF-8, and paths that do not start with "/".
+func Canonicalize(escaped string) (Path, error) {
+	if !strings.HasPrefix(escaped, "/") {
+		return Path{}, problem.Errorf(problem.EMALFORMED, "the request path must start with /")
+	}
+	var p Path
+	for seg := range strings.SplitSeq(escaped[1:], "/") {
+		decoded, err := checkSegment(seg)
+		if err != nil {
+			return Path{}, err
+		}
+		if decoded == "" || decoded == "." {
+			continue
+		}
+		p.Segments = append(p.Segments, decoded)
+		p.Escaped = append(p.Escaped, seg)
+	}
+	p.TrailingSlash = len(p.Segments) > 0 && strings.HasSuffix(escaped, "/")
+	return p, nil
+}
+
+// checkSegment decodes one escaped segment and rejects the dangerous ones.
+func checkSegment(seg string) (string, error) {
+	decoded, err := url.PathUnescape(seg)
+	if err != nil {
+		return "", problem.Errorf(problem.EMALFORMED, "the request path has an invalid percent-escape")
+	}
+	switch {
+	case decoded == "..":
+		return "", problem.Errorf(problem.EMALFORMED, "the request path must not contain .. segments")
+	case strings.ContainsAny(decoded, "/\\"):
+		return "", problem.Errorf(problem.EMALFORMED, "the request path must not contain encoded slashes or backslashes")
+	case !utf8.ValidString(decoded):
+		return "", problem.Errorf(problem.EMALFORMED, "the request path is not valid UTF-8")
+	case strings.ContainsFunc(decoded, isControl):
+		return "", problem.Errorf(problem.EMALFORMED, "the request path must not contain control characters")
+	}
+	return decoded, nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// HasPrefix reports whether the first segments of p are exactly prefix.
+func (p Path) HasPrefix(prefix []string) bool {
+	if len(prefix) > len(p.Segments) {
+		return false
+	}
+	for i, s := range prefix {
+		if p.Segments[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// Rest returns the path below the first n segments as a URL path and its
+// escaped form, always starting with "/".
+func (p Path) Rest(n int) (decoded, escaped string) {
+	dec := "/" + strings.Join(p.Segments[n:], "/")
+	esc := "/" + strings.Join(p.Escaped[n:], "/")
+	if p.TrailingSlash && n < len(p.Segments) {
+		dec += "/"
+		esc += "/"
+	}
+	return dec, esc
+}
