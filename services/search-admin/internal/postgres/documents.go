@@ -1,0 +1,45 @@
+package postgres
+
+import (
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+)
+
+// upsertDocument writes one search document. The tsvector is built here,
+// per weight, with the Portuguese configuration over unaccented text.
+const upsertDocument = `
+INSERT INTO search_documents (servico_id, schema_version, search_content, document, embedding,
+    embedding_model, embedding_pending, embed_attempts, next_attempt_at, last_error, updated_at)
+VALUES (@id, @version, @content,
+    setweight(to_tsvector('portuguese', search_unaccent(@a)), 'A') ||
+    setweight(to_tsvector('portuguese', search_unaccent(@b)), 'B') ||
+    setweight(to_tsvector('portuguese', search_unaccent(@c)), 'C') ||
+    setweight(to_tsvector('portuguese', search_unaccent(@d)), 'D'),
+    @embedding, @model, @pending, 0, CASE WHEN @pending THEN now() END, NULLIF(@error, ''), now())
+ON CONFLICT (servico_id, schema_version) DO UPDATE SET
+    search_content = EXCLUDED.search_content, document = EXCLUDED.document,
+    embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model,
+    embedding_pending = EXCLUDED.embedding_pending, embed_attempts = 0,
+    next_attempt_at = EXCLUDED.next_attempt_at, last_error = EXCLUDED.last_error, updated_at = now()`
+
+// saveDocuments writes docs of the Servico id inside tx.
+func saveDocuments(tx *gorm.DB, id string, docs []catalog.Document) error {
+	for _, d := range docs {
+		var emb vector
+		if !d.Pending {
+			emb = d.Embedding
+		}
+		err := tx.Exec(upsertDocument, map[string]any{
+			"id": id, "version": d.SchemaVersion, "content": d.Content,
+			"a": d.Weighted[0], "b": d.Weighted[1], "c": d.Weighted[2], "d": d.Weighted[3],
+			"embedding": emb, "model": d.Model, "pending": d.Pending, "error": d.LastError,
+		}).Error
+		if err != nil {
+			return fmt.Errorf("save %s search document: %w", d.SchemaVersion, err)
+		}
+	}
+	return nil
+}

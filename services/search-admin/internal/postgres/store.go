@@ -1,0 +1,118 @@
+// Package postgres stores the search catalog in PostgreSQL through GORM: the
+// servicos table, one search document per Servico and schema version
+// (tsvector plus float4[] embedding), and the current-version setting.
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+)
+
+// Store implements catalog.Store.
+type Store struct {
+	db *gorm.DB
+}
+
+var _ catalog.Store = (*Store)(nil)
+
+// New returns a Store on db.
+func New(db *gorm.DB) *Store { return &Store{db: db} }
+
+// constraintFields names the request member behind each check constraint.
+var constraintFields = pg.Fields{
+	"servicos_nome_servico_length":      "nome_servico",
+	"servicos_resumo_length":            "resumo",
+	"servicos_orgao_gestor_items":       "orgao_gestor",
+	"servicos_publico_especifico_items": "publico_especifico",
+	"servicos_status_range":             "status",
+}
+
+func mapError(err error) error { return pg.MapError(err, constraintFields) }
+
+// CurrentVersion implements catalog.Store.
+func (s *Store) CurrentVersion(ctx context.Context) (string, error) {
+	var version string
+	if err := s.db.WithContext(ctx).Raw("SELECT current_version FROM search_settings").Row().Scan(&version); err != nil {
+		return "", mapError(fmt.Errorf("read search_settings: %w", err))
+	}
+	return version, nil
+}
+
+// Create implements catalog.Store.
+func (s *Store) Create(ctx context.Context, sv *catalog.Servico, docs []catalog.Document) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		row := toRow(sv)
+		if err := tx.Create(&row).Error; err != nil {
+			return fmt.Errorf("insert servico: %w", err)
+		}
+		return saveDocuments(tx, sv.ID, docs)
+	})
+	return mapError(err)
+}
+
+// Get implements catalog.Store.
+func (s *Store) Get(ctx context.Context, id string) (*catalog.Servico, error) {
+	sv, err := get(s.db.WithContext(ctx), id)
+	return sv, mapError(err)
+}
+
+const selectWithDocument = `
+SELECT s.*, d.schema_version, d.search_content, d.embedding, d.embedding_pending
+FROM servicos s
+LEFT JOIN search_documents d
+  ON d.servico_id = s.id AND d.schema_version = (SELECT current_version FROM search_settings)
+WHERE s.id = ?`
+
+func get(tx *gorm.DB, id string) (*catalog.Servico, error) {
+	var row servicoWithDoc
+	res := tx.Raw(selectWithDocument, id).Scan(&row)
+	if res.Error != nil {
+		return nil, fmt.Errorf("get servico: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, problem.Errorf(problem.ENOTFOUND, "servico %s does not exist", id)
+	}
+	return row.servico(), nil
+}
+
+// Update implements catalog.Store.
+func (s *Store) Update(ctx context.Context, id string, change func(*catalog.Servico), docs []catalog.Document) (*catalog.Servico, error) {
+	var out *catalog.Servico
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var row servicoRow
+		res := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Limit(1).Find(&row)
+		if res.Error != nil {
+			return fmt.Errorf("lock servico: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return problem.Errorf(problem.ENOTFOUND, "servico %s does not exist", id)
+		}
+		out = row.servico()
+		change(out)
+		next := toRow(out)
+		if err := tx.Model(&servicoRow{ID: id}).Select("*").Omit("id").Updates(&next).Error; err != nil {
+			return fmt.Errorf("update servico: %w", err)
+		}
+		return saveDocuments(tx, id, docs)
+	})
+	return out, mapError(err)
+}
+
+// Delete implements catalog.Store.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	res := s.db.WithContext(ctx).Where("id = ?", id).Delete(&servicoRow{})
+	if res.Error != nil {
+		return mapError(fmt.Errorf("delete servico: %w", res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return problem.Errorf(problem.ENOTFOUND, "servico %s does not exist", id)
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+// Package textnorm folds Portuguese text for search: lowercase, without
+// accents, with whitespace collapsed, so "Certidão" and "certidao" compare equal.
+package textnorm
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Fold returns s lowercased, in compatibility form (ª → a), with combining
+// marks removed and runs of whitespace collapsed to one space.
+func Fold(s string) string {
+	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	folded, _, err := transform.String(t, s)
+	if err != nil {
+		folded = s
+	}
+	return strings.Join(strings.Fields(strings.ToLower(folded)), " ")
+}
+
+// Words returns the folded words of s: maximal runs of letters and digits.
+func Words(s string) []string {
+	return strings.FieldsFunc(Fold(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
