@@ -1,0 +1,70 @@
+package jobs
+
+import "github.com/municipal-apis/platform/pkg/problem"
+
+// Empresa is a company (table 2.2). Empregos is embedded in single-resource
+// responses and omitted in lists and nested objects.
+type Empresa struct {
+	ID       int64     `json:"id"`
+	Nome     string    `json:"nome"`
+	Empregos []Emprego `json:"empregos,omitzero"`
+}
+
+// Escolaridade is an education level (table 2.3); Nivel is unique, ignoring case.
+type Escolaridade struct {
+	ID       int64     `json:"id"`
+	Nivel    string    `json:"nivel"`
+	Empregos []Emprego `json:"empregos,omitzero"`
+}
+
+// Orgao is a public body (table 2.4).
+type Orgao struct {
+	ID       int64     `json:"id"`
+	Nome     string    `json:"nome"`
+	Cursos   []Curso   `json:"cursos,omitzero"`
+	Empregos []Emprego `json:"empregos,omitzero"`
+}
+
+// Categoria is a course category (table 2.5); Nome is unique, ignoring case.
+type Categoria struct {
+	ID     int64   `json:"id"`
+	Nome   string  `json:"nome"`
+	Cursos []Curso `json:"cursos,omitzero"`
+}
+
+// Named is the input of a resource whose only writable member is its name.
+type Named interface {
+	// Name returns the name the client sent.
+	Name() string
+}
+
+// NomeInput is the body of a create or replace of an Empresa, Orgao or Categoria.
+type NomeInput struct {
+	Nome string `json:"nome"`
+}
+
+// Name returns the nome member.
+func (in *NomeInput) Name() string { return in.Nome }
+
+// Validate records every violated rule of in; nome is trimmed.
+func (in *NomeInput) Validate(v *problem.Violations) {
+	requiredText(v, "nome", &in.Nome, MaxNameLength)
+}
+
+// EscolaridadeInput is the body of a create or replace of an Escolaridade.
+type EscolaridadeInput struct {
+	Nivel string `json:"nivel"`
+}
+
+// Name returns the nivel member.
+func (in *EscolaridadeInput) Name() string { return in.Nivel }
+
+// Validate records every violated rule of in; nivel is trimmed.
+func (in *EscolaridadeInput) Validate(v *problem.Violations) {
+	requiredText(v, "nivel", &in.Nivel, MaxNameLength)
+}
+
+// NameFilter selects rows whose name equals Name, ignoring case; nil selects all.
+type NameFilter struct {
+	Name *string
+}
