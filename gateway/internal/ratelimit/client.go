@@ -1,0 +1,25 @@
+package ratelimit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// NewRedisClient opens a client for rawURL (redis:// or rediss://) whose
+// every call gives up after timeout and is never retried, so a slow or dead
+// Redis costs a request at most one timeout before the store falls back.
+func NewRedisClient(rawURL string, timeout time.Duration) (*redis.Client, error) {
+	opts, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse REDIS_URL: %w", err)
+	}
+	opts.DialTimeout = timeout
+	opts.ReadTimeout = timeout
+	opts.WriteTimeout = timeout
+	opts.PoolTimeout = timeout
+	opts.MaxRetries = -1
+	opts.DisableIdentity = true
+	return redis.NewClient(opts), nil
+}

@@ -1,0 +1,157 @@
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/ulule/limiter/v3"
+	"github.com/ulule/limiter/v3/drivers/store/memory"
+	redisstore "github.com/ulule/limiter/v3/drivers/store/redis"
+)
+
+// Store is a limiter.Store that keeps counters in Redis while Redis answers
+// and in this instance's memory while it does not. A Redis error never
+// reaches the caller: the request is counted in memory instead, the store
+// switches to memory, and Watch switches it back once Redis answers PING.
+type Store struct {
+	client *redis.Client
+	prefix string
+	memory limiter.Store
+	logger *slog.Logger
+	events *Metrics
+
+	mu      sync.Mutex    // serializes switches and the creation of redis
+	redis   limiter.Store // created on first contact: ulule loads its scripts then
+	probed  bool          // the first probe always logs the state it finds
+	onRedis atomic.Bool
+}
+
+// NewStore returns a Store for client that starts on memory; call Watch to
+// connect it to Redis and keep it there.
+func NewStore(client *redis.Client, prefix string, logger *slog.Logger, m *Metrics) *Store {
+	s := &Store{
+		client: client,
+		prefix: prefix,
+		memory: memory.NewStoreWithOptions(limiter.StoreOptions{Prefix: prefix, CleanUpInterval: time.Minute}),
+		logger: logger,
+		events: m,
+	}
+	m.fallback.Set(1)
+	return s
+}
+
+// OnRedis reports whether counters are currently kept in Redis.
+func (s *Store) OnRedis() bool { return s.onRedis.Load() }
+
+// Get implements limiter.Store.
+func (s *Store) Get(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return s.do(ctx, func(st limiter.Store) (limiter.Context, error) { return st.Get(ctx, key, rate) })
+}
+
+// Peek implements limiter.Store.
+func (s *Store) Peek(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return s.do(ctx, func(st limiter.Store) (limiter.Context, error) { return st.Peek(ctx, key, rate) })
+}
+
+// Reset implements limiter.Store.
+func (s *Store) Reset(ctx context.Context, key string, rate limiter.Rate) (limiter.Context, error) {
+	return s.do(ctx, func(st limiter.Store) (limiter.Context, error) { return st.Reset(ctx, key, rate) })
+}
+
+// Increment implements limiter.Store.
+func (s *Store) Increment(ctx context.Context, key string, count int64, rate limiter.Rate) (limiter.Context, error) {
+	return s.do(ctx, func(st limiter.Store) (limiter.Context, error) { return st.Increment(ctx, key, count, rate) })
+}
+
+// do runs op on Redis when it is in use, and on memory when it is not or when it just failed.
+func (s *Store) do(ctx context.Context, op func(limiter.Store) (limiter.Context, error)) (limiter.Context, error) {
+	if s.onRedis.Load() {
+		lc, err := op(s.redis)
+		if err == nil {
+			return lc, nil
+		}
+		if ctx.Err() != nil {
+			return limiter.Context{}, fmt.Errorf("rate-limit store: %w", ctx.Err())
+		}
+		s.toMemory(err)
+	}
+	return op(s.memory)
+}
+
+// Watch probes Redis every interval until ctx is done, switching the store
+// to Redis when it answers and to memory when it does not.
+func (s *Store) Watch(ctx context.Context, interval, timeout time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		s.probe(ctx, timeout)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// probe pings Redis once and switches the store accordingly.
+func (s *Store) probe(ctx context.Context, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := s.Ping(ctx); err != nil {
+		s.toMemory(err)
+		return
+	}
+	if err := s.toRedis(ctx); err != nil {
+		s.toMemory(err)
+	}
+}
+
+// Ping reports whether Redis answers, for /readyz.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.client.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("ping redis: %w", err)
+	}
+	return nil
+}
+
+// toRedis switches to Redis, creating the ulule store on first contact.
+func (s *Store) toRedis(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.onRedis.Load() {
+		return nil
+	}
+	s.probed = true
+	if s.redis == nil {
+		st, err := redisstore.NewStoreWithOptions(s.client, limiter.StoreOptions{Prefix: s.prefix})
+		if err != nil {
+			return fmt.Errorf("load rate-limit scripts into redis: %w", err)
+		}
+		s.redis = st
+	}
+	s.onRedis.Store(true)
+	s.events.fallback.Set(0)
+	s.events.switches.WithLabelValues("redis").Inc()
+	s.logger.InfoContext(ctx, "rate limits: counters are kept in redis again")
+	return nil
+}
+
+// toMemory switches to memory after err, logging only the transition.
+func (s *Store) toMemory(err error) {
+	s.events.storeErrors.Inc()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.onRedis.Load() && s.probed {
+		return
+	}
+	s.probed = true
+	s.onRedis.Store(false)
+	s.events.fallback.Set(1)
+	s.events.switches.WithLabelValues("memory").Inc()
+	s.logger.Warn("rate limits: redis is unreachable, counting per instance in memory until it answers again", "err", err)
+}
