@@ -1,0 +1,355 @@
+package validate
+
+import (
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/municipal-apis/platform/deploy/internal/kube"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+var overlayNames = []string{"staging", "production"}
+
+func TestEveryPodIsHardened(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		for _, w := range workloads(mustRender(t, overlay)) {
+			t.Run(fmt.Sprintf("%s %s %s runs unprivileged with bounded resources", overlay, w.kind, w.name), func(t *testing.T) {
+				t.Parallel()
+				checkPodSecurity(t, w.template.Spec)
+				for _, c := range w.template.Spec.Containers {
+					checkContainer(t, c)
+				}
+			})
+		}
+	}
+}
+
+func checkPodSecurity(t *testing.T, spec corev1.PodSpec) {
+	t.Helper()
+	sc := spec.SecurityContext
+	if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Error("pod securityContext.runAsNonRoot is not true")
+	}
+	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+		t.Error("pod securityContext.runAsUser is not a non-zero uid")
+	}
+	if sc == nil || sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Error("pod seccompProfile is not RuntimeDefault")
+	}
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+		t.Error("the pod mounts a service account token it never uses")
+	}
+}
+
+func checkContainer(t *testing.T, c corev1.Container) {
+	t.Helper()
+	if err := imagePinned(c.Image); err != nil {
+		t.Errorf("container %s: %v", c.Name, err)
+	}
+	sc := c.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatalf("container %s has no securityContext", c.Name)
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		t.Errorf("container %s allows privilege escalation", c.Name)
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Errorf("container %s has a writable root filesystem", c.Name)
+	case sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) > 0:
+		t.Errorf("container %s keeps Linux capabilities", c.Name)
+	}
+	for _, res := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, hasReq := c.Resources.Requests[res]
+		limit, hasLimit := c.Resources.Limits[res]
+		if !hasReq || !hasLimit {
+			t.Errorf("container %s lacks a %s request or limit", c.Name, res)
+			continue
+		}
+		if req.Cmp(limit) > 0 {
+			t.Errorf("container %s requests more %s (%s) than its limit (%s)", c.Name, res, req.String(), limit.String())
+		}
+	}
+}
+
+func TestServersProbeTheirHealthEndpoints(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		objs := mustRender(t, overlay)
+		for name, port := range programs {
+			t.Run(fmt.Sprintf("%s %s probes /livez and /readyz on port %d", overlay, name, port), func(t *testing.T) {
+				t.Parallel()
+				d := find[appsv1.Deployment](t, objs, name)
+				c := d.Spec.Template.Spec.Containers[0]
+				if got := namedPort(c, "http"); got != port {
+					t.Fatalf("container port http = %d, want %d", got, port)
+				}
+				if addr := configMap(t, objs, name).Data["HTTP_ADDR"]; addr != fmt.Sprintf(":%d", port) {
+					t.Errorf("HTTP_ADDR = %q, want :%d", addr, port)
+				}
+				checkProbe(t, "liveness", c.LivenessProbe, "/livez")
+				checkProbe(t, "readiness", c.ReadinessProbe, "/readyz")
+				checkProbe(t, "startup", c.StartupProbe, "/livez")
+			})
+		}
+	}
+}
+
+func namedPort(c corev1.Container, name string) int32 {
+	for _, p := range c.Ports {
+		if p.Name == name {
+			return p.ContainerPort
+		}
+	}
+	return 0
+}
+
+func checkProbe(t *testing.T, kind string, p *corev1.Probe, path string) {
+	t.Helper()
+	if p == nil || p.HTTPGet == nil {
+		t.Errorf("no %s HTTP probe", kind)
+		return
+	}
+	if p.HTTPGet.Path != path || p.HTTPGet.Port.StrVal != "http" {
+		t.Errorf("%s probe GETs %s on port %s, want %s on http", kind, p.HTTPGet.Path, p.HTTPGet.Port.String(), path)
+	}
+}
+
+func TestEveryServerHasAServiceAutoscalerAndDisruptionBudget(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		objs := mustRender(t, overlay)
+		for name, port := range programs {
+			t.Run(fmt.Sprintf("%s %s is reachable, scales and survives drains", overlay, name), func(t *testing.T) {
+				t.Parallel()
+				d := find[appsv1.Deployment](t, objs, name)
+				pods := labels.Set(d.Spec.Template.Labels)
+				svc := find[corev1.Service](t, objs, name)
+				if !labels.SelectorFromSet(svc.Spec.Selector).Matches(pods) || len(svc.Spec.Selector) == 0 {
+					t.Errorf("Service selector %v does not select the pods %v", svc.Spec.Selector, pods)
+				}
+				if p := svc.Spec.Ports; len(p) != 1 || p[0].Port != port || p[0].TargetPort.StrVal != "http" {
+					t.Errorf("Service ports = %+v, want %d to the http port", p, port)
+				}
+				hpa := find[autoscalingv2.HorizontalPodAutoscaler](t, objs, name)
+				checkAutoscaler(t, hpa, d)
+				pdb := find[policyv1.PodDisruptionBudget](t, objs, name)
+				if !selectorMatches(t, pdb.Spec.Selector, pods) {
+					t.Errorf("PodDisruptionBudget does not select the pods %v", pods)
+				}
+				if pdb.Spec.MaxUnavailable == nil && pdb.Spec.MinAvailable == nil {
+					t.Error("PodDisruptionBudget sets no budget")
+				}
+			})
+		}
+	}
+}
+
+func checkAutoscaler(t *testing.T, hpa *autoscalingv2.HorizontalPodAutoscaler, d *appsv1.Deployment) {
+	t.Helper()
+	ref := hpa.Spec.ScaleTargetRef
+	if ref.Kind != "Deployment" || ref.Name != d.Name || ref.APIVersion != "apps/v1" {
+		t.Errorf("autoscaler targets %+v, want Deployment %s", ref, d.Name)
+	}
+	if hpa.Spec.MinReplicas == nil || *hpa.Spec.MinReplicas < 1 || *hpa.Spec.MinReplicas > hpa.Spec.MaxReplicas {
+		t.Fatalf("autoscaler range %v..%d is empty", hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas < *hpa.Spec.MinReplicas || *d.Spec.Replicas > hpa.Spec.MaxReplicas {
+		t.Errorf("replicas %v outside the autoscaler range %d..%d", d.Spec.Replicas, *hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas)
+	}
+	if len(hpa.Spec.Metrics) == 0 {
+		t.Error("autoscaler has no metric")
+	}
+}
+
+func selectorMatches(t *testing.T, sel *metav1.LabelSelector, set labels.Set) bool {
+	t.Helper()
+	if sel == nil {
+		return false
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		t.Fatalf("selector: %v", err)
+	}
+	return !s.Empty() && s.Matches(set)
+}
+
+func TestOnlyTheGatewayIsExposed(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		t.Run(overlay+" has one TLS Ingress and it leads to the gateway", func(t *testing.T) {
+			t.Parallel()
+			objs := mustRender(t, overlay)
+			ingresses := kube.All[networkingv1.Ingress](objs)
+			if len(ingresses) != 1 {
+				t.Fatalf("%d Ingresses, want 1", len(ingresses))
+			}
+			ing := ingresses[0]
+			for _, r := range ing.Spec.Rules {
+				if !tlsCovers(ing, r.Host) {
+					t.Errorf("host %q is served without TLS", r.Host)
+				}
+				for _, p := range r.HTTP.Paths {
+					if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
+						t.Errorf("path %s leads to %+v, not the gateway", p.Path, p.Backend)
+					}
+				}
+			}
+			for _, svc := range kube.All[corev1.Service](objs) {
+				if svc.Spec.Type != "" && svc.Spec.Type != corev1.ServiceTypeClusterIP {
+					t.Errorf("Service %s is of type %s, reachable from outside", svc.Name, svc.Spec.Type)
+				}
+			}
+		})
+	}
+}
+
+func tlsCovers(ing *networkingv1.Ingress, host string) bool {
+	for _, tls := range ing.Spec.TLS {
+		if slices.Contains(tls.Hosts, host) && tls.SecretName != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestNoSecretValueIsCommitted(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		t.Run(overlay+" references Secrets by name and never carries one", func(t *testing.T) {
+			t.Parallel()
+			objs := mustRender(t, overlay)
+			if s := kube.All[corev1.Secret](objs); len(s) > 0 {
+				t.Errorf("%d Secret objects rendered; secrets are created out of band", len(s))
+			}
+			for _, cm := range kube.All[corev1.ConfigMap](objs) {
+				for k, v := range cm.Data {
+					if looksSecret(k) || hasCredentials(v) {
+						t.Errorf("ConfigMap %s key %s holds a credential", cm.Name, k)
+					}
+				}
+			}
+			for _, w := range workloads(objs) {
+				checkEnvSources(t, objs, w)
+			}
+		})
+	}
+}
+
+// checkEnvSources: credentials come from secretKeyRef, and every referenced
+// ConfigMap exists.
+func checkEnvSources(t *testing.T, objs []kube.Object, w workload) {
+	t.Helper()
+	for _, c := range w.template.Spec.Containers {
+		for _, e := range c.Env {
+			fromSecret := e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
+			if looksSecret(e.Name) && !fromSecret {
+				t.Errorf("%s %s: %s is not read from a Secret", w.kind, w.name, e.Name)
+			}
+			if hasCredentials(e.Value) {
+				t.Errorf("%s %s: %s carries credentials inline", w.kind, w.name, e.Name)
+			}
+		}
+		for _, src := range c.EnvFrom {
+			if src.SecretRef != nil {
+				continue
+			}
+			if src.ConfigMapRef == nil || !slices.ContainsFunc(kube.All[corev1.ConfigMap](objs), func(cm *corev1.ConfigMap) bool {
+				return cm.Name == src.ConfigMapRef.Name
+			}) {
+				t.Errorf("%s %s: envFrom %+v names no rendered ConfigMap", w.kind, w.name, src)
+			}
+		}
+	}
+}
+
+// hasCredentials reports whether v contains a URL with a user or password in it.
+func hasCredentials(v string) bool {
+	for _, field := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '=' }) {
+		_, rest, ok := strings.Cut(field, "://")
+		if !ok {
+			continue
+		}
+		host, _, _ := strings.Cut(rest, "/")
+		if strings.Contains(host, "@") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMigrationJobsRunTheServersImage(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		objs := mustRender(t, overlay)
+		for _, name := range []string{"search-admin", "jobs"} {
+			t.Run(fmt.Sprintf("%s %s migrates with the image it serves", overlay, name), func(t *testing.T) {
+				t.Parallel()
+				job := find[batchv1.Job](t, objs, name+"-migrate")
+				d := find[appsv1.Deployment](t, objs, name)
+				jc, dc := job.Spec.Template.Spec.Containers[0], d.Spec.Template.Spec.Containers[0]
+				if jc.Image != dc.Image {
+					t.Errorf("job image %s, server image %s", jc.Image, dc.Image)
+				}
+				if !slices.Equal(jc.Args, []string{"migrate"}) || !slices.Equal(dc.Args, []string{"serve"}) {
+					t.Errorf("job args %q, server args %q; want migrate and serve", jc.Args, dc.Args)
+				}
+				if job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever || job.Spec.BackoffLimit == nil {
+					t.Error("the job retries without a bound")
+				}
+				if job.Spec.ActiveDeadlineSeconds == nil {
+					t.Error("the job has no deadline")
+				}
+			})
+		}
+	}
+}
+
+func TestTheNamespaceEnforcesRestrictedPodSecurity(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		t.Run(overlay+" puts every object in its restricted namespace", func(t *testing.T) {
+			t.Parallel()
+			objs := mustRender(t, overlay)
+			namespaces := kube.All[corev1.Namespace](objs)
+			if len(namespaces) != 1 {
+				t.Fatalf("%d Namespaces, want 1", len(namespaces))
+			}
+			ns := namespaces[0]
+			if ns.Labels["pod-security.kubernetes.io/enforce"] != "restricted" {
+				t.Errorf("namespace %s does not enforce the restricted pod security standard", ns.Name)
+			}
+			for _, o := range objs {
+				if o.Kind != "Namespace" && o.Namespace != ns.Name {
+					t.Errorf("%s %s is in namespace %q, want %q", o.Kind, o.Name, o.Namespace, ns.Name)
+				}
+			}
+		})
+	}
+}
+
+// ingressHosts returns the hosts the overlay's Ingress serves.
+func ingressHosts(t *testing.T, overlay string) []string {
+	t.Helper()
+	var hosts []string
+	for _, ing := range kube.All[networkingv1.Ingress](mustRender(t, overlay)) {
+		for _, r := range ing.Spec.Rules {
+			hosts = append(hosts, r.Host)
+		}
+	}
+	return hosts
+}
+
+// validHost reports whether h is a DNS name, not an IP or a wildcard.
+func validHost(h string) bool {
+	return h != "" && net.ParseIP(h) == nil && !strings.ContainsAny(h, "*:/ ")
+}
