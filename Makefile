@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-MODULES   := pkg gateway services/jobs services/search-admin deploy
+MODULES   := pkg gateway services/jobs services/search-admin deploy tools
 PACKAGES  := $(addsuffix /...,$(addprefix ./,$(MODULES)))
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X github.com/municipal-apis/platform/pkg/version.Version=$(VERSION)
