@@ -1,0 +1,15 @@
+// Package auth verifies the OAuth 2.0 bearer access tokens of the platform
+// (Keycloak-shaped JWTs, see DECISIONS §2) and turns them into Claims.
+//
+// A Verifier checks the signature (RS256 or ES256 only) against the identity
+// provider's JWKS, the exact issuer, the audience, the expiry (with a small
+// leeway) and that the token is an access token (payload claim typ "Bearer").
+// The JWKS is fetched lazily, so a program can start before its identity
+// provider, and refetched on an unknown key id at most once per cooldown, so a
+// flood of forged tokens cannot turn into a flood of requests to the provider.
+//
+// Failures are *problem.Error values: 401 EUNAUTHORIZED with an RFC 6750
+// WWW-Authenticate challenge, 403 EFORBIDDEN for a missing scope, and 503
+// EUNAVAILABLE when the signing keys cannot be fetched at all. Tokens are
+// never logged or echoed.
+package auth
