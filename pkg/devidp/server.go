@@ -1,0 +1,238 @@
+package devidp
+
+import (
+	"crypto"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/google/uuid"
+)
+
+// RealmsPath prefixes the realm paths, as in Keycloak with KC_HTTP_RELATIVE_PATH=/auth.
+const RealmsPath = "/auth/realms/"
+
+// Options configures a Server. Only Issuer is required.
+type Options struct {
+	// Realm is served; default the embedded realm (DefaultRealm).
+	Realm *Realm
+	// Issuer is the public base URL clients reach devidp at, such as
+	// http://127.0.0.1:8090; tokens carry Issuer + "/auth/realms/<realm>".
+	Issuer string
+	// Key signs tokens: *rsa.PrivateKey (RS256) or *ecdsa.PrivateKey P-256
+	// (ES256); default a fresh RSA 2048 key.
+	Key crypto.Signer
+	// TokenTTL is the access-token lifetime; default the realm's accessTokenLifespan.
+	TokenTTL time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// Logger records issued and refused token requests (never secrets or tokens); default slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the development identity provider, an http.Handler.
+type Server struct {
+	realm   string
+	issuer  string // full issuer URL
+	key     *signingKey
+	ttl     time.Duration
+	now     func() time.Time
+	logger  *slog.Logger
+	clients map[string]*client
+	scopes  []string // every client scope name, for discovery
+	mux     *http.ServeMux
+}
+
+// New builds a Server for o.
+func New(o Options) (*Server, error) {
+	if o.Realm == nil {
+		r, err := DefaultRealm()
+		if err != nil {
+			return nil, err
+		}
+		o.Realm = r
+	}
+	base, err := issuerBase(o.Issuer)
+	if err != nil {
+		return nil, err
+	}
+	key, err := newSigningKey(o.Key)
+	if err != nil {
+		return nil, fmt.Errorf("devidp signing key: %w", err)
+	}
+	clients, err := compileClients(o.Realm)
+	if err != nil {
+		return nil, fmt.Errorf("realm %q: %w", o.Realm.Name, err)
+	}
+	s := &Server{
+		realm:   o.Realm.Name,
+		issuer:  base + RealmsPath + url.PathEscape(o.Realm.Name),
+		key:     key,
+		ttl:     o.TokenTTL,
+		now:     o.Now,
+		logger:  o.Logger,
+		clients: clients,
+	}
+	if s.ttl <= 0 {
+		s.ttl = time.Duration(o.Realm.AccessTokenLifespan) * time.Second
+	}
+	if s.ttl <= 0 {
+		return nil, errors.New("devidp: TokenTTL and the realm's accessTokenLifespan are both unset")
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	for _, cs := range o.Realm.ClientScopes {
+		s.scopes = append(s.scopes, cs.Name)
+	}
+	s.routes()
+	return s, nil
+}
+
+// issuerBase checks the public base URL and drops a trailing slash.
+func issuerBase(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("devidp: parse Issuer: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("devidp: Issuer %q must be an absolute http(s) base URL", raw)
+	}
+	return strings.TrimSuffix(raw, "/"), nil
+}
+
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	p := s.Paths()
+	s.mux.Handle(p[0], onlyGET(http.HandlerFunc(s.serveDiscovery)))
+	s.mux.Handle(p[1], onlyGET(http.HandlerFunc(s.serveJWKS)))
+	s.mux.HandleFunc(p[2], s.serveToken)
+}
+
+// Paths returns the request paths the Server answers: discovery, JWKS and
+// token endpoint, in that order.
+func (s *Server) Paths() []string {
+	realm := RealmsPath + url.PathEscape(s.realm)
+	return []string{
+		realm + "/.well-known/openid-configuration",
+		realm + "/protocol/openid-connect/certs",
+		realm + "/protocol/openid-connect/token",
+	}
+}
+
+// ServeHTTP serves discovery, the JWKS and the token endpoint of the realm.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Issuer returns the full issuer URL, the iss of every token.
+func (s *Server) Issuer() string { return s.issuer }
+
+// TokenURL returns the public URL of the token endpoint.
+func (s *Server) TokenURL() string { return s.issuer + "/protocol/openid-connect/token" }
+
+// JWKSURL returns the public URL of the JWKS.
+func (s *Server) JWKSURL() string { return s.issuer + "/protocol/openid-connect/certs" }
+
+// KeyID returns the kid of the signing key.
+func (s *Server) KeyID() string { return s.key.public.KeyID }
+
+// Algorithm returns the JWS algorithm of the signing key, RS256 or ES256.
+func (s *Server) Algorithm() string { return string(s.key.alg) }
+
+// Claims returns the claims the token endpoint would sign for clientID with
+// the given scope request (none: the default scopes); tests start from them
+// to forge tokens.
+func (s *Server) Claims(clientID string, scopes ...string) (map[string]any, error) {
+	c, ok := s.clients[clientID]
+	if !ok {
+		return nil, fmt.Errorf("devidp: unknown client %q", clientID)
+	}
+	claims, _, err := s.claims(c, scopes, "")
+	if err != nil {
+		return nil, fmt.Errorf("devidp: %w", err)
+	}
+	return claims, nil
+}
+
+// claims builds an access token's claims the way Keycloak does for a
+// client-credentials grant: fixed claims, then every applicable mapper. It
+// also returns the granted scope string.
+func (s *Server) claims(c *client, requested []string, remoteAddr string) (map[string]any, string, error) {
+	names, applied, err := c.grant(requested)
+	if err != nil {
+		return nil, "", err
+	}
+	scope := strings.Join(names, " ")
+	now := s.now()
+	claims := map[string]any{
+		"exp":   now.Add(s.ttl).Unix(),
+		"iat":   now.Unix(),
+		"jti":   uuid.NewString(),
+		"iss":   s.issuer,
+		"typ":   "Bearer",
+		"azp":   c.id,
+		"scope": scope,
+	}
+	sess := &session{clientID: c.id, subject: c.subject, username: c.username, remoteAddr: remoteAddr}
+	for _, sc := range applied {
+		for _, fn := range sc.mappers {
+			fn(claims, sess)
+		}
+	}
+	for _, fn := range c.mappers {
+		fn(claims, sess)
+	}
+	return claims, scope, nil
+}
+
+func (s *Server) serveDiscovery(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                s.issuer,
+		"token_endpoint":                        s.TokenURL(),
+		"jwks_uri":                              s.JWKSURL(),
+		"grant_types_supported":                 []string{"client_credentials"},
+		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
+		"id_token_signing_alg_values_supported": []string{s.Algorithm()},
+		"response_types_supported":              []string{"token"},
+		"subject_types_supported":               []string{"public"},
+		"scopes_supported":                      append([]string{"openid"}, s.scopes...),
+	})
+}
+
+func (s *Server) serveJWKS(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Cache-Control", "no-cache")
+	writeJSON(w, http.StatusOK, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{s.key.public}})
+}
+
+// onlyGET answers 405 to anything but GET and HEAD.
+func onlyGET(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeJSON(w, http.StatusMethodNotAllowed, oauthError{Code: "invalid_request", Description: "use GET"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeJSON writes v as the JSON response body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "encode response", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
