@@ -1,0 +1,196 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/problem"
+)
+
+func randomKid(t *testing.T) string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func TestAFloodOfUnknownKidsCausesABoundedNumberOfJWKSFetches(t *testing.T) {
+	idp := devidptest.Start(t)
+	now := newClock(time.Now())
+	v := newVerifier(t, idp, now)
+	ctx := context.Background()
+	claims := idp.Claims(t, devidptest.Reader)
+
+	if _, err := v.Verify(ctx, idp.Token(t, devidptest.Reader)); err != nil {
+		t.Fatalf("Verify of a valid token: %v", err)
+	}
+	if got := idp.JWKSFetches(); got != 1 {
+		t.Fatalf("JWKS fetches after the first token = %d, want 1", got)
+	}
+
+	forged := make([]string, 200)
+	for i := range forged {
+		forged[i] = idp.SignRaw(t, claims, map[string]any{"kid": randomKid(t)})
+	}
+	flood := func() {
+		var wg sync.WaitGroup
+		for _, tok := range forged {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := v.Verify(ctx, tok); problem.CodeOf(err) != problem.EUNAUTHORIZED {
+					t.Errorf("Verify of a forged kid = %v, want 401", err)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, tok := range forged {
+			_, err := v.Verify(ctx, tok)
+			mustProblem(t, err, problem.EUNAUTHORIZED)
+		}
+	}
+
+	flood()
+	if got := idp.JWKSFetches(); got != 1 {
+		t.Errorf("JWKS fetches within the cooldown = %d, want still 1", got)
+	}
+
+	now.Advance(auth.DefaultRefetchCooldown + time.Second)
+	flood()
+	if got := idp.JWKSFetches(); got != 2 {
+		t.Errorf("JWKS fetches after the cooldown = %d, want exactly one more (2)", got)
+	}
+}
+
+// switchableJWKS serves the JWKS of one identity provider or another.
+type switchableJWKS struct {
+	current atomic.Pointer[devidptest.IdP]
+	hits    atomic.Int64
+}
+
+func (s *switchableJWKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.hits.Add(1)
+	idp := s.current.Load()
+	resp, err := idp.HTTPClient().Get(idp.JWKSURL())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+func TestVerifyPicksUpARotatedKeyAfterTheCooldown(t *testing.T) {
+	oldIdP, newIdP := devidptest.Start(t), devidptest.Start(t)
+	jwks := &switchableJWKS{}
+	jwks.current.Store(oldIdP)
+	srv := httptest.NewServer(jwks)
+	t.Cleanup(srv.Close)
+	now := newClock(time.Now())
+	v := newVerifier(t, oldIdP, now, func(c *auth.Config) { c.JWKSURL = srv.URL + "/certs" })
+	ctx := context.Background()
+
+	if _, err := v.Verify(ctx, oldIdP.Token(t, devidptest.Reader)); err != nil {
+		t.Fatalf("Verify with the JWKS at another URL than the issuer: %v", err)
+	}
+	jwks.current.Store(newIdP)
+	rotated := newIdP.SignRaw(t, oldIdP.Claims(t, devidptest.Reader), nil)
+
+	_, err := v.Verify(ctx, rotated)
+	if pe := mustProblem(t, err, problem.EUNAUTHORIZED); pe.Detail != "the token is signed with an unknown key" {
+		t.Errorf("within the cooldown: detail = %q", pe.Detail)
+	}
+	now.Advance(auth.DefaultRefetchCooldown)
+	if _, err := v.Verify(ctx, rotated); err != nil {
+		t.Fatalf("after the cooldown the rotated key is not used: %v", err)
+	}
+	if got := jwks.hits.Load(); got != 2 {
+		t.Errorf("JWKS fetches = %d, want 2", got)
+	}
+}
+
+func TestVerifyAnswers503WhileTheJWKSCannotBeFetched(t *testing.T) {
+	idp := devidptest.Start(t)
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "maintenance", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	v := newVerifier(t, idp, newClock(time.Now()), func(c *auth.Config) { c.JWKSURL = down.URL })
+
+	_, err := v.Verify(context.Background(), idp.Token(t, devidptest.Reader))
+	pe := mustProblem(t, err, problem.EUNAVAILABLE)
+	if pe.Header.Get("Retry-After") != "5" {
+		t.Errorf("Retry-After = %q, want 5", pe.Header.Get("Retry-After"))
+	}
+	if err := v.Ping(context.Background()); err == nil {
+		t.Error("Ping succeeded while the JWKS answers 503")
+	}
+}
+
+func TestPing(t *testing.T) {
+	idp := devidptest.Start(t)
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"keys":[{"kty":"RSA","use":"enc","alg":"RSA-OAEP","n":"sXch","e":"AQAB"}]}`)
+	}))
+	t.Cleanup(empty.Close)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	tests := []struct {
+		name    string
+		jwksURL string
+		ok      bool
+	}{
+		{"succeeds when the JWKS has a signing key", "", true},
+		{"fails when the JWKS has only an encryption key", empty.URL, false},
+		{"fails when nothing listens at the JWKS URL", closed.URL, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := newVerifier(t, idp, newClock(time.Now()), func(c *auth.Config) {
+				if tt.jwksURL != "" {
+					c.JWKSURL = tt.jwksURL
+				}
+			})
+			if err := v.Ping(context.Background()); (err == nil) != tt.ok {
+				t.Errorf("Ping() = %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestNewVerifier(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  auth.Config
+		ok   bool
+	}{
+		{"needs no running identity provider", auth.Config{IssuerURL: "http://127.0.0.1:1/auth/realms/municipal"}, true},
+		{"accepts a JWKS URL on another host", auth.Config{IssuerURL: "https://id.example/auth/realms/municipal", JWKSURL: "http://keycloak:8080/auth/realms/municipal/protocol/openid-connect/certs"}, true},
+		{"refuses an empty issuer", auth.Config{}, false},
+		{"refuses a relative issuer", auth.Config{IssuerURL: "/auth/realms/municipal"}, false},
+		{"refuses a JWKS URL of another scheme", auth.Config{IssuerURL: "http://idp", JWKSURL: "file:///etc/jwks.json"}, false},
+		{"refuses a negative leeway", auth.Config{IssuerURL: "http://idp", Leeway: -time.Second}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := auth.NewVerifier(tt.cfg)
+			if (err == nil) != tt.ok {
+				t.Errorf("NewVerifier() error = %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
