@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/devidp"
+)
+
+func TestLoadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		ok   bool
+	}{
+		{"defaults to the loopback address", nil, true},
+		{"accepts localhost", map[string]string{"DEVIDP_ADDR": "localhost:8090"}, true},
+		{"accepts IPv6 loopback", map[string]string{"DEVIDP_ADDR": "[::1]:8090"}, true},
+		{"refuses every interface", map[string]string{"DEVIDP_ADDR": ":8090"}, false},
+		{"refuses 0.0.0.0", map[string]string{"DEVIDP_ADDR": "0.0.0.0:8090"}, false},
+		{"refuses a host name", map[string]string{"DEVIDP_ADDR": "devidp:8090"}, false},
+		{"binds every interface when allowed", map[string]string{"DEVIDP_ADDR": "0.0.0.0:8090", "DEVIDP_ALLOW_NON_LOOPBACK": "true"}, true},
+		{"refuses an address without port", map[string]string{"DEVIDP_ADDR": "127.0.0.1"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := loadConfig(context.Background(), envconfig.MapLookuper(tt.env))
+			if (err == nil) != tt.ok {
+				t.Fatalf("loadConfig() error = %v, want ok=%v", err, tt.ok)
+			}
+			if tt.ok && (cfg.HTTP.Addr != cfg.Addr || cfg.HTTP.ReadHeaderTimeout <= 0) {
+				t.Errorf("HTTP config = %+v, want the DEVIDP_ADDR and default timeouts", cfg.HTTP)
+			}
+		})
+	}
+	cfg, _ := loadConfig(context.Background(), envconfig.MapLookuper(nil))
+	if cfg.Addr != "127.0.0.1:8090" || cfg.IssuerBase != "http://127.0.0.1:8090" || cfg.RealmFile != "" {
+		t.Errorf("defaults = %q %q %q", cfg.Addr, cfg.IssuerBase, cfg.RealmFile)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the server's concurrent logging.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
+	realmFile := filepath.Join(t.TempDir(), "realm.json")
+	realm := strings.Replace(string(devidp.DefaultRealmJSON()), `"secret": "reader-secret"`, `"secret": "rotated"`, 1)
+	if err := os.WriteFile(realmFile, []byte(realm), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	cfg, err := loadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
+		"DEVIDP_ISSUER_BASE": base, "DEVIDP_REALM_FILE": realmFile,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr lockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, ln, &stderr) }()
+
+	resp, err := http.PostForm(base+"/auth/realms/municipal/protocol/openid-connect/token",
+		url.Values{"grant_type": {"client_credentials"}, "client_id": {"reader"}, "client_secret": {"rotated"}})
+	if err != nil {
+		t.Fatalf("token request: %v", err)
+	}
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("token response %d: %v", resp.StatusCode, err)
+	}
+	v, err := auth.NewVerifier(auth.Config{IssuerURL: base + "/auth/realms/municipal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := v.Verify(context.Background(), body.AccessToken); err != nil || c.ClientID != "reader" {
+		t.Errorf("Verify() = %v, %v", c, err)
+	}
+	if r, err := http.Get(base + "/livez"); err != nil || r.StatusCode != http.StatusOK {
+		t.Errorf("GET /livez = %v, %v", r, err)
+	} else {
+		r.Body.Close()
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run() = %v after cancel, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop after cancel")
+	}
+	out := stderr.String()
+	if !strings.Contains(out, "NOT FOR PRODUCTION") {
+		t.Error("the start-up warning is missing")
+	}
+	if strings.Contains(out, "rotated") || strings.Contains(out, body.AccessToken[:40]) {
+		t.Error("the log contains a secret or a token")
+	}
+}
+
+func TestLoadRealm(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	disabled := filepath.Join(dir, "disabled.json")
+	if err := os.WriteFile(bad, []byte(`{"realm": "x", "clients": [{"clientId": "a", "defaultClientScopes": ["nope"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off := strings.Replace(string(devidp.DefaultRealmJSON()), `"enabled": true`, `"enabled": false`, 1)
+	if err := os.WriteFile(disabled, []byte(off), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		ok         bool
+	}{
+		{"uses the embedded realm by default", "", true},
+		{"fails on a missing file", filepath.Join(dir, "missing.json"), false},
+		{"fails on a realm devidp cannot serve", bad, false},
+		{"fails on a disabled realm", disabled, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := loadRealm(tt.path); (err == nil) != tt.ok {
+				t.Errorf("loadRealm(%q) error = %v, want ok=%v", tt.path, err, tt.ok)
+			}
+		})
+	}
+}
