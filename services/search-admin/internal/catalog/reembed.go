@@ -12,14 +12,23 @@ import (
 // ReembedConfig tunes the background re-embed worker.
 type ReembedConfig struct {
 	// Interval is the pause between polls when there is no work.
-	Interval time.Duration
+	Interval time.Duration `env:"EMBEDDING_WORKER_INTERVAL, default=5s"`
 	// Batch is the number of documents claimed at once.
-	Batch int
+	Batch int `env:"EMBEDDING_WORKER_BATCH, default=16"`
 	// Lease is how long a claimed document is hidden from other workers.
-	Lease time.Duration
+	Lease time.Duration `env:"EMBEDDING_WORKER_LEASE, default=2m"`
 	// BackoffBase and BackoffMax bound the delay after a failed attempt,
 	// which doubles with every attempt.
-	BackoffBase, BackoffMax time.Duration
+	BackoffBase time.Duration `env:"EMBEDDING_BACKOFF_BASE, default=10s"`
+	BackoffMax  time.Duration `env:"EMBEDDING_BACKOFF_MAX, default=10m"`
+}
+
+// Validate reports settings that cannot work.
+func (c ReembedConfig) Validate() error {
+	if c.Interval <= 0 || c.Batch <= 0 || c.Lease <= 0 || c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase {
+		return errors.New("EMBEDDING_WORKER_* and EMBEDDING_BACKOFF_* must be positive, with BACKOFF_MAX >= BACKOFF_BASE")
+	}
+	return nil
 }
 
 // Reembedder completes pending embeddings in the background. Its state lives

@@ -24,7 +24,7 @@ type Provider interface {
 type Config struct {
 	Provider   string        `env:"EMBEDDING_PROVIDER, default=hash"`
 	URL        string        `env:"EMBEDDING_URL"`
-	APIKey     string        `env:"EMBEDDING_API_KEY, noinit"`
+	APIKey     string        `env:"EMBEDDING_API_KEY"`
 	Model      string        `env:"EMBEDDING_MODEL"`
 	Timeout    time.Duration `env:"EMBEDDING_TIMEOUT, default=10s"`
 	MaxRetries int           `env:"EMBEDDING_MAX_RETRIES, default=2"`
