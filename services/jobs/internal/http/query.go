@@ -1,0 +1,112 @@
+package http
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
+)
+
+// query reads the parameters of a list request, recording every problem in
+// v; parameters nobody read are reported as unknown, so a typo in a filter
+// is an error instead of an unfiltered list.
+type query struct {
+	values url.Values
+	v      *problem.Violations
+	read   map[string]bool
+}
+
+func newQuery(c *gin.Context) *query {
+	return &query{values: c.Request.URL.Query(), v: &problem.Violations{}, read: map[string]bool{}}
+}
+
+// one returns the single value of name, or false when it is absent.
+func (q *query) one(name string) (string, bool) {
+	q.read[name] = true
+	vals, ok := q.values[name]
+	switch {
+	case !ok:
+		return "", false
+	case len(vals) > 1:
+		q.v.Add(name, "repeated", "must be given at most once")
+		return "", false
+	}
+	return vals[0], true
+}
+
+// integer reads a positive integer parameter of at most 32 bits.
+func (q *query) integer(name string, def int) int {
+	raw, ok := q.one(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(raw, 10, 32)
+	if err != nil || n < 1 {
+		q.v.Add(name, "invalid_type", "must be a positive integer")
+		return def
+	}
+	return int(n)
+}
+
+// page reads page and per_page; per_page above the maximum is clamped.
+func (q *query) page() jobs.Page {
+	return jobs.Page{Number: q.integer("page", 1), PerPage: min(q.integer("per_page", jobs.DefaultPerPage), jobs.MaxPerPage)}
+}
+
+// id reads an identifier filter.
+func (q *query) id(name string) *int64 {
+	raw, ok := q.one(name)
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n < 1 {
+		q.v.Add(name, "invalid_type", "must be a positive integer")
+		return nil
+	}
+	return &n
+}
+
+// text reads a string filter.
+func (q *query) text(name string) *string {
+	raw, ok := q.one(name)
+	if !ok {
+		return nil
+	}
+	if !utf8.ValidString(raw) || strings.ContainsRune(raw, 0) || utf8.RuneCountInString(raw) > jobs.MaxNameLength {
+		q.v.Addf(name, "invalid_value", "must be valid text of at most %d characters", jobs.MaxNameLength)
+		return nil
+	}
+	return &raw
+}
+
+// enum reads an enum filter; the domain checks its value.
+func enum[T ~string](q *query, name string) *T {
+	raw, ok := q.one(name)
+	if !ok {
+		return nil
+	}
+	v := T(raw)
+	return &v
+}
+
+// err returns the 422 of every problem found, including unknown parameters.
+func (q *query) err() error {
+	var unknown []string
+	for name := range q.values {
+		if !q.read[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		q.v.Add(name, "unknown_parameter", "is not a parameter of this list")
+	}
+	return q.v.Err()
+}

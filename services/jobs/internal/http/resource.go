@@ -1,0 +1,125 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
+)
+
+// resource serves list, create, read, replace and delete of one resource.
+type resource[In, Out, F any] struct {
+	path        string   // collection segment below Prefix
+	name        string   // singular, for messages
+	readOnly    []string // response members a client may echo back
+	store       jobs.Resource[In, Out, F]
+	validateNew func(*In, *problem.Violations) // rules of a create
+	validate    func(*In, *problem.Violations) // rules of a replace
+	filter      func(*query) F                 // reads the list filter
+	id          func(*Out) int64
+}
+
+func (r resource[In, Out, F]) register(api *gin.RouterGroup, read, write gin.HandlerFunc) {
+	api.GET("/"+r.path, read, r.list)
+	api.POST("/"+r.path, write, r.create)
+	api.GET("/"+r.path+"/:id", read, r.get)
+	api.PUT("/"+r.path+"/:id", write, r.update)
+	api.DELETE("/"+r.path+"/:id", write, r.delete)
+}
+
+func (r resource[In, Out, F]) list(c *gin.Context) {
+	q := newQuery(c)
+	p := q.page()
+	f := r.filter(q)
+	if err := q.err(); err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	out, err := r.store.List(c.Request.Context(), f, p)
+	respond(c, http.StatusOK, out, err)
+}
+
+func (r resource[In, Out, F]) create(c *gin.Context) {
+	in, err := decode(c, r.readOnly, r.validateNew)
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	out, err := r.store.Create(c.Request.Context(), in)
+	if err == nil {
+		c.Header("Location", Prefix+"/"+r.path+"/"+strconv.FormatInt(r.id(out), 10))
+	}
+	respond(c, http.StatusCreated, out, err)
+}
+
+func (r resource[In, Out, F]) get(c *gin.Context) {
+	id, err := pathID(c, r.name)
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	out, err := r.store.Get(c.Request.Context(), id)
+	respond(c, http.StatusOK, out, err)
+}
+
+func (r resource[In, Out, F]) update(c *gin.Context) {
+	id, err := pathID(c, r.name)
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	in, err := decode(c, r.readOnly, r.validate)
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	out, err := r.store.Update(c.Request.Context(), id, in)
+	respond(c, http.StatusOK, out, err)
+}
+
+func (r resource[In, Out, F]) delete(c *gin.Context) {
+	id, err := pathID(c, r.name)
+	if err == nil {
+		err = r.store.Delete(c.Request.Context(), id)
+	}
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// decode reads the JSON body into a new In and applies rules, so that one
+// 422 lists the decoding problems and the violated rules together.
+func decode[In any](c *gin.Context, readOnly []string, rules func(*In, *problem.Violations)) (*In, error) {
+	in := new(In)
+	var v problem.Violations
+	if err := problem.DecodeJSON(c.Request, in, &v, readOnly...); err != nil {
+		return nil, err
+	}
+	rules(in, &v)
+	return in, v.Err()
+}
+
+// respond writes out with status, or the problem of err.
+func respond(c *gin.Context, status int, out any, err error) {
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	c.JSON(status, out)
+}
+
+// pathID reads the :id segment; anything but a positive decimal integer
+// names no resource, so it is a 404.
+func pathID(c *gin.Context, name string) (int64, error) {
+	raw := c.Param("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id < 1 || raw[0] == '+' {
+		return 0, problem.Errorf(problem.ENOTFOUND, "there is no %s with this id", name)
+	}
+	return id, nil
+}
