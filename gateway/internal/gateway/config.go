@@ -1,0 +1,103 @@
+// Package gateway is the platform's front door: it authenticates every
+// routed request, applies the rate limits, and proxies it to the upstream
+// that owns its path prefix.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/gateway/internal/clientip"
+	"github.com/municipal-apis/platform/gateway/internal/proxy"
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/gateway/internal/route"
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+// DefaultAddr is the gateway's listen address when HTTP_ADDR is unset.
+const DefaultAddr = ":8080"
+
+// Config is the whole configuration of the gateway, read from the environment.
+type Config struct {
+	HTTP           server.Config
+	Log            server.LogConfig
+	OIDC           OIDCConfig
+	Routes         route.Table `env:"ROUTES, default=/search=http://127.0.0.1:8081,/go/v1=http://127.0.0.1:8082"`
+	Upstream       proxy.Config
+	RateLimit      RateLimitConfig
+	TrustedProxies clientip.Trusted `env:"TRUSTED_PROXIES"`
+}
+
+// OIDCConfig names the identity provider whose access tokens are accepted.
+type OIDCConfig struct {
+	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
+	JWKSURL   string `env:"OIDC_JWKS_URL"`
+	Audience  string `env:"OIDC_AUDIENCE, default=api-gateway"`
+}
+
+// RateLimitConfig holds the limits and where their counters live.
+type RateLimitConfig struct {
+	Enabled         bool                `env:"RATE_LIMIT_ENABLED, default=true"`
+	Unauthenticated ratelimit.Rate      `env:"RATE_LIMIT_UNAUTHENTICATED, default=60-M"`
+	PerClient       ratelimit.Rate      `env:"RATE_LIMIT_PER_CLIENT, default=600-M"`
+	PerDepartment   ratelimit.Rate      `env:"RATE_LIMIT_PER_DEPARTMENT, default=3000-M"`
+	Overrides       ratelimit.Overrides `env:"RATE_LIMIT_DEPARTMENT_OVERRIDES"`
+	KeyPrefix       string              `env:"RATE_LIMIT_KEY_PREFIX, default=rl"`
+	RedisURL        string              `env:"REDIS_URL, default=redis://127.0.0.1:6379/0"`
+	RedisTimeout    time.Duration       `env:"REDIS_TIMEOUT, default=250ms"`
+	ProbeInterval   time.Duration       `env:"REDIS_PROBE_INTERVAL, default=1s"`
+}
+
+// LoadConfig reads the configuration from l (the environment in
+// production), fills in the gateway's listen address and validates it.
+func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
+	var c Config
+	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: &c, Lookuper: l}); err != nil {
+		return Config{}, fmt.Errorf("read configuration: %w", err)
+	}
+	if c.HTTP.Addr == "" {
+		c.HTTP.Addr = DefaultAddr
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("invalid configuration: %w", err)
+	}
+	return c, nil
+}
+
+// Validate reports a configuration that cannot work.
+func (c Config) Validate() error {
+	if err := c.HTTP.Validate(); err != nil {
+		return err
+	}
+	rl := c.RateLimit
+	switch {
+	case len(c.Routes) == 0:
+		return errors.New("ROUTES is empty")
+	case c.Upstream.DialTimeout <= 0 || c.Upstream.ResponseTimeout <= 0 || c.Upstream.MaxIdleConnsHost <= 0:
+		return errors.New("UPSTREAM_DIAL_TIMEOUT, UPSTREAM_RESPONSE_TIMEOUT and UPSTREAM_MAX_IDLE_CONNS_PER_HOST must be positive")
+	case rl.Enabled && (rl.RedisTimeout <= 0 || rl.ProbeInterval <= 0 || rl.KeyPrefix == ""):
+		return errors.New("REDIS_TIMEOUT and REDIS_PROBE_INTERVAL must be positive and RATE_LIMIT_KEY_PREFIX set")
+	}
+	return nil
+}
+
+// rates returns the limits of c in the form the ratelimit package takes.
+func (c RateLimitConfig) rates() ratelimit.Config {
+	return ratelimit.Config{
+		Unauthenticated: c.Unauthenticated,
+		PerClient:       c.PerClient,
+		PerDepartment:   c.PerDepartment,
+		Overrides:       c.Overrides,
+	}
+}
+
+// VerifierConfig returns the auth.Config of the identity provider c names.
+func (c OIDCConfig) VerifierConfig(logger *slog.Logger) auth.Config {
+	return auth.Config{IssuerURL: c.IssuerURL, JWKSURL: c.JWKSURL, Audience: c.Audience, Logger: logger}
+}

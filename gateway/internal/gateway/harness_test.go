@@ -1,0 +1,307 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/redistest"
+)
+
+// seen is what an upstream received.
+type seen struct {
+	Method     string
+	RequestURI string
+	Path       string
+	Query      string
+	Header     http.Header
+	Body       string
+}
+
+// upstream is a trivial service that records what it receives and answers
+// with the status and headers the test asks for in X-Test-Status.
+type upstream struct {
+	name string
+	srv  *httptest.Server
+	mu   sync.Mutex
+	hits []seen
+}
+
+func newUpstream(t *testing.T, name string) *upstream {
+	t.Helper()
+	u := &upstream{name: name}
+	u.srv = httptest.NewServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.srv.Close)
+	return u
+}
+
+func (u *upstream) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s := seen{Method: r.Method, RequestURI: r.RequestURI, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: string(body)}
+	u.mu.Lock()
+	u.hits = append(u.hits, s)
+	u.mu.Unlock()
+	w.Header().Set("X-Upstream", u.name)
+	w.Header().Set("Content-Type", "application/json")
+	status := http.StatusOK
+	if code := r.Header.Get("X-Test-Status"); code != "" {
+		status = atoi(code)
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"upstream": u.name, "body": string(body)})
+}
+
+// requests returns what the upstream has received so far.
+func (u *upstream) requests() []seen {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]seen(nil), u.hits...)
+}
+
+// last returns the last request the upstream received, failing when there is none.
+func (u *upstream) last(t *testing.T) seen {
+	t.Helper()
+	hits := u.requests()
+	if len(hits) == 0 {
+		t.Fatalf("upstream %s received nothing", u.name)
+	}
+	return hits[len(hits)-1]
+}
+
+// harness is a running gateway in front of two recording upstreams, with a
+// real identity provider and real Redis.
+type harness struct {
+	idp    *devidptest.IdP
+	base   string
+	search *upstream
+	jobs   *upstream
+	logs   *syncBuffer
+}
+
+// option changes the harness before the gateway starts.
+type option func(env map[string]string, ac *auth.Config)
+
+func withEnv(kv ...string) option {
+	return func(env map[string]string, _ *auth.Config) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			env[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func withAuth(f func(*auth.Config)) option {
+	return func(_ map[string]string, ac *auth.Config) { f(ac) }
+}
+
+// start runs a gateway configured through the same environment variables as
+// production, on a loopback port, and stops it gracefully when t ends.
+func start(t *testing.T, opts ...option) *harness {
+	t.Helper()
+	h := &harness{idp: devidptest.Start(t), search: newUpstream(t, "search"), jobs: newUpstream(t, "jobs"), logs: &syncBuffer{}}
+	env := map[string]string{
+		"HTTP_ADDR":             "127.0.0.1:0",
+		"ROUTES":                "/search=" + h.search.srv.URL + ",/go/v1=" + h.jobs.srv.URL,
+		"REDIS_URL":             redistest.URL(t),
+		"RATE_LIMIT_KEY_PREFIX": "gwtest-" + randomHex(t),
+		"REDIS_PROBE_INTERVAL":  "50ms",
+		"HTTP_SHUTDOWN_TIMEOUT": "5s",
+	}
+	ac := h.idp.VerifierConfig()
+	for _, o := range opts {
+		o(env, &ac)
+	}
+	cfg, err := gateway.LoadConfig(context.Background(), envconfig.MapLookuper(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewJSONHandler(h.logs, nil))
+	verifier, err := auth.NewVerifier(ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := gateway.New(cfg, verifier, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.base = "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- app.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("gateway did not shut down cleanly: %v", err)
+		}
+		if err := app.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return h
+}
+
+// do sends a request through the gateway with token as bearer ("" for none)
+// and returns the response with its body read.
+func (h *harness) do(t *testing.T, method, path, token string, body io.Reader, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, h.base+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// get is do for a GET without a body.
+func (h *harness) get(t *testing.T, path, token string, header ...string) (*http.Response, string) {
+	t.Helper()
+	return h.do(t, http.MethodGet, path, token, nil, header...)
+}
+
+// raw writes request bytes on a fresh connection, for paths no client would
+// send, and returns the status line.
+func (h *harness) raw(t *testing.T, request string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	line, err := readLine(conn)
+	if err != nil {
+		t.Fatalf("read status line: %v", err)
+	}
+	return line
+}
+
+func readLine(r io.Reader) (string, error) {
+	var sb strings.Builder
+	b := make([]byte, 1)
+	for {
+		if _, err := r.Read(b); err != nil {
+			return sb.String(), err
+		}
+		if b[0] == '\n' {
+			return strings.TrimRight(sb.String(), "\r"), nil
+		}
+		sb.WriteByte(b[0])
+	}
+}
+
+// assertRateLimitHeaders fails unless resp carries each rate-limit header exactly once.
+func assertRateLimitHeaders(t *testing.T, resp *http.Response) {
+	t.Helper()
+	for _, k := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"} {
+		if got := resp.Header.Values(k); len(got) != 1 || got[0] == "" {
+			t.Errorf("%d response: %s = %q, want exactly one value", resp.StatusCode, k, got)
+		}
+	}
+	if reset := atoi(resp.Header.Get("X-RateLimit-Reset")); int64(reset) < time.Now().Unix()-1 {
+		t.Errorf("X-RateLimit-Reset = %d is not a future epoch second", reset)
+	}
+}
+
+// problemBody decodes an RFC 9457 body and checks its status.
+func problemBody(t *testing.T, resp *http.Response, body string, status int) map[string]any {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, status, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type = %q, want application/problem+json", ct)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(body), &p); err != nil {
+		t.Fatalf("decode problem: %v; body %s", err, body)
+	}
+	if p["status"] != float64(status) || p["request_id"] == "" || p["request_id"] != resp.Header.Get("X-Request-ID") {
+		t.Fatalf("problem %v does not match status %d and X-Request-ID %q", p, status, resp.Header.Get("X-Request-ID"))
+	}
+	return p
+}
+
+// atoi reads a decimal header value, or -1 when it is not one.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func randomHex(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	sb strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.String()
+}
+
+// waitFor polls cond until it holds; the deadline bounds a state change,
+// it is not a speed assertion.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,37 @@
+package proxy
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the upstream series of the gateway.
+type Metrics struct {
+	latency *prometheus.HistogramVec
+}
+
+// NewMetrics creates the upstream latency histogram and registers it with reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "gateway_upstream_duration_seconds",
+		Help:    "Time from forwarding a request to the upstream's response headers or failure, by route prefix and outcome (status code, timeout, unreachable, too_large, client_closed).",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"route", "outcome"})}
+	if err := reg.Register(m.latency); err != nil {
+		return nil, fmt.Errorf("register upstream metrics: %w", err)
+	}
+	return m, nil
+}
+
+// observe records an upstream answer with status.
+func (m *Metrics) observe(route string, status int, start time.Time) {
+	m.observeOutcome(route, strconv.Itoa(status), start)
+}
+
+// observeOutcome records an upstream call that ended with outcome.
+func (m *Metrics) observeOutcome(route, outcome string, start time.Time) {
+	m.latency.WithLabelValues(route, outcome).Observe(time.Since(start).Seconds())
+}

@@ -1,0 +1,84 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"time"
+
+	"github.com/municipal-apis/platform/gateway/internal/route"
+)
+
+// Forward is what the gateway decided about one request before proxying it.
+type Forward struct {
+	Path         string // path below the route's prefix, decoded
+	RawPath      string // the same path as the client escaped it
+	ClientID     string // verified azp
+	Department   string // verified department claim, possibly empty
+	ForwardedFor string // X-Forwarded-For chain to send
+}
+
+type forwardKey struct{}
+
+// Upstream proxies the requests of one route.
+type Upstream struct {
+	route   route.Route
+	proxy   *httputil.ReverseProxy
+	metrics *Metrics
+}
+
+// New builds the proxy of r with its own Transport tuned by cfg; logger
+// receives the proxy's own complaints, such as a body copy cut short.
+func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger) *Upstream {
+	u := &Upstream{route: r, metrics: m}
+	u.proxy = &httputil.ReverseProxy{
+		Rewrite:        u.rewrite,
+		Transport:      newTransport(cfg),
+		ModifyResponse: u.modifyResponse,
+		ErrorHandler:   u.fail,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	return u
+}
+
+// ServeHTTP forwards r as decided by f and streams the answer back.
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, f Forward) {
+	ctx := context.WithValue(r.Context(), forwardKey{}, &forwarding{Forward: f, start: time.Now()})
+	u.proxy.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// forwarding is a Forward with the moment the upstream call began.
+type forwarding struct {
+	Forward
+	start time.Time
+}
+
+func forwardOf(r *http.Request) *forwarding {
+	f, _ := r.Context().Value(forwardKey{}).(*forwarding)
+	return f
+}
+
+// rewrite builds the outgoing request: the stripped path on the upstream's
+// URL, X-Forwarded-*, no client-sent identity, the verified identity.
+func (u *Upstream) rewrite(pr *httputil.ProxyRequest) {
+	f := forwardOf(pr.In)
+	pr.Out.URL.Path, pr.Out.URL.RawPath = f.Path, f.RawPath
+	pr.SetURL(u.route.Upstream)
+	pr.SetXForwarded()
+	h := pr.Out.Header
+	h.Set("X-Forwarded-For", f.ForwardedFor)
+	stripIdentity(h)
+	h.Set(HeaderClientID, f.ClientID)
+	if f.Department != "" {
+		h.Set(HeaderDepartment, f.Department)
+	}
+}
+
+// modifyResponse records the upstream latency and drops the upstream's
+// copies of headers the gateway owns.
+func (u *Upstream) modifyResponse(resp *http.Response) error {
+	u.metrics.observe(u.route.Prefix, resp.StatusCode, forwardOf(resp.Request).start)
+	dropGatewayOwned(resp.Header)
+	return nil
+}
