@@ -1,0 +1,251 @@
+package http_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+func TestNamedResourcesLifecycle(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	resources := []struct{ path, field string }{
+		{"empresas", "nome"}, {"escolaridades", "nivel"}, {"orgaos", "nome"}, {"categorias", "nome"},
+	}
+	for _, r := range resources {
+		t.Run(r.path+" can be created, read, listed, filtered, replaced and deleted", func(t *testing.T) {
+			a := e.mustCreate("/api/v1/"+r.path, map[string]any{r.field: "Alfa " + r.path})
+			e.mustCreate("/api/v1/"+r.path, map[string]any{r.field: "Beta " + r.path})
+
+			got := e.do(http.MethodGet, at(r.path, id(a)), readOnly, nil)
+			expectStatus(t, got, http.StatusOK)
+			if got.object(t)[r.field] != "Alfa "+r.path {
+				t.Errorf("read %s", got.Body)
+			}
+			list := e.do(http.MethodGet, fmt.Sprintf("/api/v1/%s?%s=ALFA+%s", r.path, r.field, r.path), readOnly, nil)
+			expectStatus(t, list, http.StatusOK)
+			var page struct {
+				Data []map[string]any
+				Meta struct{ Page, PerPage, Total int } `json:"meta"`
+			}
+			list.decode(t, &page)
+			if len(page.Data) != 1 || id(page.Data[0]) != id(a) || page.Meta.Total != 1 {
+				t.Errorf("filtered list = %s", list.Body)
+			}
+			for _, reverse := range []string{"empregos", "cursos"} {
+				if _, ok := page.Data[0][reverse]; ok {
+					t.Errorf("a list item embeds its %s array: %s", reverse, list.Body)
+				}
+			}
+			expectStatus(t, e.do(http.MethodPut, at(r.path, id(a)), admin, map[string]any{r.field: "Gama"}), http.StatusOK)
+			expectStatus(t, e.do(http.MethodDelete, at(r.path, id(a)), admin, nil), http.StatusNoContent)
+			expectStatus(t, e.do(http.MethodGet, at(r.path, id(a)), readOnly, nil), http.StatusNotFound)
+			expectStatus(t, e.do(http.MethodDelete, at(r.path, id(a)), admin, nil), http.StatusNotFound)
+			expectStatus(t, e.do(http.MethodPut, at(r.path, id(a)), admin, map[string]any{r.field: "Delta"}), http.StatusNotFound)
+		})
+	}
+}
+
+func TestDeletingAReferencedRowIsAConflictNamingTheReferrer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	empresa := e.mustCreate("/api/v1/empresas", map[string]any{"nome": "Acme"})
+	esc := e.mustCreate("/api/v1/escolaridades", map[string]any{"nivel": "Médio"})
+	orgao := e.mustCreate("/api/v1/orgaos", map[string]any{"nome": "SME"})
+	cat := e.mustCreate("/api/v1/categorias", map[string]any{"nome": "Artes"})
+	emprego := e.mustCreate("/api/v1/empregos", map[string]any{"titulo": "Dev", "tipo_contratacao": "CLT",
+		"empresa_id": id(empresa), "escolaridade_id": id(esc), "orgao_id": id(orgao)})
+	curso := e.mustCreate("/api/v1/cursos", map[string]any{"title": "Pintura", "modalidade": "Presencial", "orgao_id": id(orgao), "categoria_ids": []int64{id(cat)}})
+
+	tests := []struct {
+		name      string
+		path      string
+		referrers []string
+	}{
+		{"an empresa with empregos", at("empresas", id(empresa)), []string{"empregos"}},
+		{"an escolaridade with empregos", at("escolaridades", id(esc)), []string{"empregos"}},
+		{"an orgao with empregos and cursos", at("orgaos", id(orgao)), []string{"empregos", "cursos"}},
+		{"a categoria with cursos", at("categorias", id(cat)), []string{"cursos"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+" is not deleted", func(t *testing.T) {
+			res := e.do(http.MethodDelete, tc.path, admin, nil)
+			expectStatus(t, res, http.StatusConflict)
+			got := res.fields(t)
+			if fmt.Sprint(got) != fmt.Sprint(tc.referrers) {
+				t.Errorf("409 names %v, want %v", got, tc.referrers)
+			}
+			expectStatus(t, e.do(http.MethodGet, tc.path, readOnly, nil), http.StatusOK)
+		})
+	}
+	t.Run("once the referrers are gone the rows can be deleted", func(t *testing.T) {
+		expectStatus(t, e.do(http.MethodDelete, at("empregos", id(emprego)), admin, nil), http.StatusNoContent)
+		expectStatus(t, e.do(http.MethodDelete, at("cursos", id(curso)), admin, nil), http.StatusNoContent)
+		for _, tc := range tests {
+			expectStatus(t, e.do(http.MethodDelete, tc.path, admin, nil), http.StatusNoContent)
+		}
+	})
+}
+
+func TestReplaceEmpregoNullsAbsentMembers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	empresa := e.mustCreate("/api/v1/empresas", map[string]any{"nome": "Acme"})
+	created := e.mustCreate("/api/v1/empregos", map[string]any{"titulo": "Dev", "tipo_contratacao": "CLT", "descricao": "x",
+		"salario_min": 0, "numero_vagas": 3, "latitude": 0, "empresa_id": id(empresa), "turno": "NOITE", "data_inicio_prevista": "2025-01-01"})
+	if created["salario_min"] != 0.0 || created["latitude"] != 0.0 {
+		t.Fatalf("zero values were not stored as zero: %v", created)
+	}
+	res := e.do(http.MethodPut, at("empregos", id(created)), admin, map[string]any{"titulo": "Dev II", "tipo_contratacao": "PJ"})
+	expectStatus(t, res, http.StatusOK)
+	got := res.object(t)
+	for _, member := range []string{"descricao", "salario_min", "numero_vagas", "latitude", "empresa_id", "turno", "data_inicio_prevista"} {
+		if v, ok := got[member]; !ok || v != nil {
+			t.Errorf("%s = %#v, want null", member, v)
+		}
+	}
+	if _, ok := got["empresa"]; ok {
+		t.Errorf("empresa is still embedded: %s", res.Body)
+	}
+	if got["created_at"] != created["created_at"] || got["updated_at"] == created["updated_at"] || got["status"] != "CRIADO" {
+		t.Errorf("created_at/updated_at/status after replace: %s (created %v)", res.Body, created)
+	}
+}
+
+func TestListEmpregos(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.mustCreate("/api/v1/empresas", map[string]any{"nome": "A"})
+	b := e.mustCreate("/api/v1/empresas", map[string]any{"nome": "B"})
+	for i := range 25 {
+		body := map[string]any{"titulo": fmt.Sprintf("Vaga %d", i), "tipo_contratacao": "CLT", "empresa_id": id(a), "turno": "MANHA"}
+		if i%5 == 0 {
+			body["empresa_id"], body["tipo_contratacao"], body["status"] = id(b), "PJ", "ABERTO"
+		}
+		e.mustCreate("/api/v1/empregos", body)
+	}
+	type page struct {
+		Data []map[string]any `json:"data"`
+		Meta struct {
+			Page    int `json:"page"`
+			PerPage int `json:"per_page"`
+			Total   int `json:"total"`
+		} `json:"meta"`
+	}
+	tests := []struct {
+		name                  string
+		query                 string
+		items, total, perPage int
+	}{
+		{"the first page holds 20 by default", "", 20, 25, 20},
+		{"the second page holds the rest", "?page=2", 5, 25, 20},
+		{"a page past the end is empty", "?page=9", 0, 25, 20},
+		{"per_page above 100 is clamped", "?per_page=500", 25, 25, 100},
+		{"filters combine", fmt.Sprintf("?empresa_id=%d&tipo_contratacao=PJ&status=ABERTO", id(b)), 5, 5, 20},
+		{"an enum filter selects", "?status=CRIADO&turno=MANHA&per_page=3", 3, 20, 3},
+		{"a filter that matches nothing gives an empty page", "?orgao_id=1", 0, 0, 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := e.do(http.MethodGet, "/api/v1/empregos"+tc.query, readOnly, nil)
+			expectStatus(t, res, http.StatusOK)
+			var p page
+			res.decode(t, &p)
+			if len(p.Data) != tc.items || p.Meta.Total != tc.total || p.Meta.PerPage != tc.perPage {
+				t.Errorf("items %d total %d per_page %d, want %d %d %d", len(p.Data), p.Meta.Total, p.Meta.PerPage, tc.items, tc.total, tc.perPage)
+			}
+			for i := 1; i < len(p.Data); i++ {
+				if id(p.Data[i]) <= id(p.Data[i-1]) {
+					t.Errorf("items are not in id order")
+				}
+			}
+			if len(p.Data) > 0 && p.Data[0]["empresa"] == nil {
+				t.Errorf("list items do not embed their empresa: %v", p.Data[0])
+			}
+		})
+	}
+	bad := []struct{ name, query, field string }{
+		{"page zero is a 422", "?page=0", "page"},
+		{"a non-numeric per_page is a 422", "?per_page=ten", "per_page"},
+		{"an unknown filter is a 422", "?empresa=1", "empresa"},
+		{"a status outside the enum is a 422", "?status=aberto", "status"},
+		{"a non-numeric id filter is a 422", "?empresa_id=abc", "empresa_id"},
+		{"a repeated filter is a 422", "?status=ABERTO&status=CRIADO", "status"},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			expectFields(t, e.do(http.MethodGet, "/api/v1/empregos"+tc.query, readOnly, nil), tc.field)
+		})
+	}
+}
+
+func TestCursoWithCategorias(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c1 := e.mustCreate("/api/v1/categorias", map[string]any{"nome": "TI"})
+	c2 := e.mustCreate("/api/v1/categorias", map[string]any{"nome": "Gestão"})
+	orgao := e.mustCreate("/api/v1/orgaos", map[string]any{"nome": "SMTE"})
+	curso := e.mustCreate("/api/v1/cursos", map[string]any{
+		"title": "Programação", "modalidade": "Semipresencial", "formato_aula": "AO_VIVO", "status": "opened", "turno": "NOITE",
+		"orgao_id": id(orgao), "carga_horaria": 40, "has_certificate": false, "link_inscricao": "https://prefeitura.rio/inscricao",
+		"data_inicio": "2025-03-01", "data_termino": "2025-06-30", "categoria_ids": []int64{id(c2), id(c1), id(c2)},
+	})
+	cats, _ := curso["categorias"].([]any)
+	if len(cats) != 2 || id(cats[0].(map[string]any)) != id(c1) || cats[1].(map[string]any)["nome"] != "Gestão" {
+		t.Errorf("categorias = %v", curso["categorias"])
+	}
+	if curso["has_certificate"] != false || curso["certificacao_oferecida"] != nil {
+		t.Errorf("booleans: has_certificate %v certificacao_oferecida %v", curso["has_certificate"], curso["certificacao_oferecida"])
+	}
+	t.Run("the categoria lists its cursos", func(t *testing.T) {
+		got := e.do(http.MethodGet, at("categorias", id(c1)), readOnly, nil).object(t)
+		if list, _ := got["cursos"].([]any); len(list) != 1 || id(list[0].(map[string]any)) != id(curso) {
+			t.Errorf("cursos = %v", got["cursos"])
+		}
+	})
+	t.Run("the orgao lists its cursos", func(t *testing.T) {
+		got := e.do(http.MethodGet, at("orgaos", id(orgao)), readOnly, nil).object(t)
+		if list, _ := got["cursos"].([]any); len(list) != 1 {
+			t.Errorf("cursos = %v", got["cursos"])
+		}
+	})
+	t.Run("a replace swaps the categorias", func(t *testing.T) {
+		res := e.do(http.MethodPut, at("cursos", id(curso)), admin, map[string]any{"title": "Programação", "modalidade": "Remoto", "categoria_ids": []int64{id(c2)}})
+		expectStatus(t, res, http.StatusOK)
+		got := res.object(t)
+		if cats, _ := got["categorias"].([]any); len(cats) != 1 || id(cats[0].(map[string]any)) != id(c2) || got["orgao_id"] != nil {
+			t.Errorf("after replace: %s", res.Body)
+		}
+	})
+	t.Run("the list filters by categoria", func(t *testing.T) {
+		var p struct{ Data []map[string]any }
+		e.do(http.MethodGet, fmt.Sprintf("/api/v1/cursos?categoria_id=%d", id(c1)), readOnly, nil).decode(t, &p)
+		if len(p.Data) != 0 {
+			t.Errorf("categoria %d still lists %d cursos", id(c1), len(p.Data))
+		}
+		e.do(http.MethodGet, fmt.Sprintf("/api/v1/cursos?categoria_id=%d&modalidade=Remoto", id(c2)), readOnly, nil).decode(t, &p)
+		if len(p.Data) != 1 {
+			t.Errorf("categoria %d lists %d cursos, want 1", id(c2), len(p.Data))
+		}
+	})
+	rules := []struct {
+		name   string
+		body   map[string]any
+		fields []string
+	}{
+		{"title and modalidade are required", map[string]any{}, []string{"title", "modalidade"}},
+		{"enums are checked", map[string]any{"title": "X", "modalidade": "EAD", "formato_aula": "VHS", "status": "Draft", "turno": "x"}, []string{"modalidade", "formato_aula", "status", "turno"}},
+		{"data_termino before data_inicio is rejected", map[string]any{"title": "X", "modalidade": "Remoto", "data_inicio": "2025-05-01", "data_termino": "2025-04-01"}, []string{"data_termino"}},
+		{"enrollment_end_date before its start is rejected", map[string]any{"title": "X", "modalidade": "Remoto", "enrollment_start_date": "2025-05-01T10:00:00Z", "enrollment_end_date": "2025-05-01T09:59:59Z"}, []string{"enrollment_end_date"}},
+		{"negative carga_horaria is rejected", map[string]any{"title": "X", "modalidade": "Remoto", "carga_horaria": -1}, []string{"carga_horaria"}},
+		{"a link that is not an http URL is rejected", map[string]any{"title": "X", "modalidade": "Remoto", "link_inscricao": "javascript:alert(1)"}, []string{"link_inscricao"}},
+		{"an unknown categoria is rejected on categoria_ids", map[string]any{"title": "X", "modalidade": "Remoto", "categoria_ids": []int64{999}}, []string{"categoria_ids"}},
+		{"an unknown orgao is rejected on orgao_id", map[string]any{"title": "X", "modalidade": "Remoto", "orgao_id": 999}, []string{"orgao_id"}},
+		{"a non-positive categoria id is rejected", map[string]any{"title": "X", "modalidade": "Remoto", "categoria_ids": []int64{0}}, []string{"categoria_ids[0]"}},
+	}
+	for _, tc := range rules {
+		t.Run(tc.name, func(t *testing.T) {
+			expectFields(t, e.do(http.MethodPost, "/api/v1/cursos", admin, tc.body), tc.fields...)
+		})
+	}
+}
