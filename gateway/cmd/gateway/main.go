@@ -16,6 +16,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/version"
@@ -39,6 +40,7 @@ func realMain(ctx context.Context) error {
 	}
 	logger := server.NewLogger(os.Stderr, cfg.Log)
 	slog.SetDefault(logger)
+	ratelimit.LogRedisTo(logger)
 	verifier, err := auth.NewVerifier(cfg.OIDC.VerifierConfig(logger))
 	if err != nil {
 		return fmt.Errorf("configure token verification: %w", err)

@@ -84,6 +84,7 @@ func (a *App) Handler() http.Handler { return a.handler }
 // in-flight requests within the shutdown timeout.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	if a.store != nil {
+		a.store.Probe(ctx, a.cfg.RateLimit.RedisTimeout)
 		watchCtx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {

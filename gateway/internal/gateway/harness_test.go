@@ -19,6 +19,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/redistest"
@@ -109,10 +110,14 @@ func withAuth(f func(*auth.Config)) option {
 	return func(_ map[string]string, ac *auth.Config) { f(ac) }
 }
 
+// quietRedis keeps go-redis's dial complaints about stopped test servers out of the test output.
+var quietRedis sync.Once
+
 // start runs a gateway configured through the same environment variables as
 // production, on a loopback port, and stops it gracefully when t ends.
 func start(t *testing.T, opts ...option) *harness {
 	t.Helper()
+	quietRedis.Do(func() { ratelimit.LogRedisTo(slog.New(slog.DiscardHandler)) })
 	h := &harness{idp: devidptest.Start(t), search: newUpstream(t, "search"), jobs: newUpstream(t, "jobs"), logs: &syncBuffer{}}
 	env := map[string]string{
 		"HTTP_ADDR":             "127.0.0.1:0",

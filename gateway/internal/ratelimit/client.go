@@ -1,15 +1,18 @@
 package ratelimit
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // NewRedisClient opens a client for rawURL (redis:// or rediss://) whose
-// every call gives up after timeout and is never retried, so a slow or dead
-// Redis costs a request at most one timeout before the store falls back.
+// every call, dial included, gives up after timeout and is never retried, so a
+// slow or dead Redis costs a request at most one timeout before the store
+// falls back.
 func NewRedisClient(rawURL string, timeout time.Duration) (*redis.Client, error) {
 	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
@@ -20,6 +23,19 @@ func NewRedisClient(rawURL string, timeout time.Duration) (*redis.Client, error)
 	opts.WriteTimeout = timeout
 	opts.PoolTimeout = timeout
 	opts.MaxRetries = -1
+	opts.DialerRetries = 1
 	opts.DisableIdentity = true
 	return redis.NewClient(opts), nil
+}
+
+// LogRedisTo sends go-redis's own messages (pool and dial failures, which the
+// store already reports once per transition) to logger at debug level.
+func LogRedisTo(logger *slog.Logger) {
+	redis.SetLogger(redisLogger{logger})
+}
+
+type redisLogger struct{ logger *slog.Logger }
+
+func (l redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.logger.DebugContext(ctx, "redis client", "msg", fmt.Sprintf(format, v...))
 }

@@ -89,17 +89,19 @@ func (s *Store) Watch(ctx context.Context, interval, timeout time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		s.probe(ctx, timeout)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			s.Probe(ctx, timeout)
 		}
 	}
 }
 
-// probe pings Redis once and switches the store accordingly.
-func (s *Store) probe(ctx context.Context, timeout time.Duration) {
+// Probe pings Redis once, waiting at most timeout, and switches the store
+// accordingly; a program calls it once before serving so that it starts on
+// Redis when Redis is up.
+func (s *Store) Probe(ctx context.Context, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := s.Ping(ctx); err != nil {

@@ -38,6 +38,7 @@ func newStore(t *testing.T, url string) (*ratelimit.Store, *redis.Client, string
 	store := ratelimit.NewStore(client, prefix, slog.New(slog.NewTextHandler(io.Discard, nil)), m)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	store.Probe(ctx, time.Second)
 	go func() { defer close(done); store.Watch(ctx, 50*time.Millisecond, time.Second) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return store, client, prefix, m, reg
