@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		addr    string
+		dbURL   string
+		wantErr bool
+	}{
+		{"an empty environment gets the jobs defaults", map[string]string{}, ":8082", defaultDatabaseURL, false},
+		{"variables override the defaults", map[string]string{"HTTP_ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x"}, "127.0.0.1:9000", "postgres://db/x", false},
+		{"a duration that is not one is refused", map[string]string{"HTTP_READ_TIMEOUT": "soon"}, "", "", true},
+		{"a zero body limit is refused", map[string]string{"HTTP_MAX_BODY_BYTES": "0"}, "", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := loadConfig(context.Background(), envconfig.MapLookuper(tc.env))
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("accepted %v", tc.env)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.HTTP.Addr != tc.addr || cfg.DB.URL != tc.dbURL || cfg.OIDC.Audience != "api-gateway" {
+				t.Errorf("addr %q db %q audience %q", cfg.HTTP.Addr, cfg.DB.URL, cfg.OIDC.Audience)
+			}
+		})
+	}
+}
