@@ -93,7 +93,7 @@ func (r *Reembedder) embed(ctx context.Context, d PendingDocument) error {
 		delay := r.backoff(d.Attempts + 1)
 		r.log.WarnContext(ctx, "re-embed failed", "servico_id", d.ServicoID, "schema_version", d.SchemaVersion,
 			"attempt", d.Attempts+1, "retry_in", delay.String(), "err", err)
-		return r.store.RetryEmbedding(ctx, d, delay, err.Error())
+		return r.store.RetryEmbedding(ctx, d, delay, truncate(err.Error(), maxErrorText))
 	}
 	if err := r.store.CompleteEmbedding(ctx, d, vec, r.embedder.Model()); err != nil {
 		return fmt.Errorf("store embedding of %s: %w", d.ServicoID, err)

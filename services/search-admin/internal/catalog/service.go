@@ -144,7 +144,7 @@ func (s *Service) documents(ctx context.Context, sv *Servico) ([]Document, error
 	vec, err := s.embedder.Embed(ctx, doc.Content, schema.Dimensions)
 	if err != nil {
 		s.log.WarnContext(ctx, "embedding failed, stored as pending", "schema_version", version, "err", err)
-		doc.Pending, doc.LastError = true, err.Error()
+		doc.Pending, doc.LastError = true, truncate(err.Error(), maxErrorText)
 		return []Document{doc}, nil
 	}
 	doc.Embedding, doc.Model = vec, s.embedder.Model()
@@ -159,7 +159,10 @@ func checkID(id string) error {
 	return nil
 }
 
-// truncate bounds client-sent text echoed in an error detail.
+// maxErrorText bounds the provider error kept with a pending document.
+const maxErrorText = 500
+
+// truncate bounds text echoed in an error detail or stored from an error.
 func truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) > n {

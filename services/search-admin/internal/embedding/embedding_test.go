@@ -252,3 +252,28 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenAIAcceptsEveryFormOfBaseURL(t *testing.T) {
+	t.Parallel()
+	var path atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path.Store(r.URL.Path)
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": []any{map[string]any{"index": 0, "embedding": ones(4)}}})
+	}))
+	t.Cleanup(srv.Close)
+	tests := []struct{ base, want string }{
+		{srv.URL, "/v1/embeddings"},
+		{srv.URL + "/", "/v1/embeddings"},
+		{srv.URL + "/v1", "/v1/embeddings"},
+		{srv.URL + "/openai/v1/embeddings", "/openai/v1/embeddings"},
+	}
+	for _, tt := range tests {
+		p := &embedding.OpenAI{BaseURL: tt.base, ModelName: "m", Client: srv.Client()}
+		if _, err := p.Embed(context.Background(), "x", 4); err != nil {
+			t.Fatalf("base %s: %v", tt.base, err)
+		}
+		if got := path.Load(); got != tt.want {
+			t.Errorf("base %s posted to %v, want %s", tt.base, got, tt.want)
+		}
+	}
+}

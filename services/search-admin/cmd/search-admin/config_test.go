@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfigFrom(context.Background(), envconfig.MapLookuper(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTP.Addr != ":8081" || cfg.Database.URL != "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable" {
+		t.Errorf("addr %q, database %q", cfg.HTTP.Addr, cfg.Database.URL)
+	}
+	if cfg.Embedding.Provider != "hash" || cfg.Embedding.Timeout != 10*time.Second || cfg.Reembed.Batch != 16 || cfg.OIDC.Audience != "api-gateway" {
+		t.Errorf("embedding %+v, reembed %+v, oidc %+v", cfg.Embedding, cfg.Reembed, cfg.OIDC)
+	}
+}
+
+func TestConfigReadsTheEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfigFrom(context.Background(), envconfig.MapLookuper(map[string]string{
+		"HTTP_ADDR": "127.0.0.1:9999", "EMBEDDING_PROVIDER": "openai", "EMBEDDING_WORKER_INTERVAL": "250ms",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTP.Addr != "127.0.0.1:9999" || cfg.Embedding.Provider != "openai" || cfg.Reembed.Interval != 250*time.Millisecond {
+		t.Errorf("environment ignored: %+v", cfg)
+	}
+}
+
+func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
+	t.Parallel()
+	tests := map[string]map[string]string{
+		"a zero worker batch is refused":               {"EMBEDDING_WORKER_BATCH": "0"},
+		"a backoff cap below its base is refused":      {"EMBEDDING_BACKOFF_BASE": "1m", "EMBEDDING_BACKOFF_MAX": "1s"},
+		"a duration that does not parse is refused":    {"EMBEDDING_TIMEOUT": "soon"},
+		"a non-positive body limit is refused":         {"HTTP_MAX_BODY_BYTES": "0"},
+		"an unknown subcommand is refused by realMain": nil,
+	}
+	for name, env := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if env == nil {
+				if err := realMain(context.Background(), []string{"frobnicate"}); err == nil {
+					t.Error("realMain accepted an unknown command")
+				}
+				return
+			}
+			if _, err := loadConfigFrom(context.Background(), envconfig.MapLookuper(env)); err == nil {
+				t.Error("configuration accepted")
+			}
+		})
+	}
+}
