@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -93,6 +94,7 @@ type harness struct {
 	search *upstream
 	jobs   *upstream
 	logs   *syncBuffer
+	stop   func() error // shuts the gateway down gracefully; later calls return nil
 }
 
 // option changes the harness before the gateway starts.
@@ -103,6 +105,13 @@ func withEnv(kv ...string) option {
 		for i := 0; i+1 < len(kv); i += 2 {
 			env[kv[i]] = kv[i+1]
 		}
+	}
+}
+
+// withRoute adds a route to the default table.
+func withRoute(prefix, upstreamURL string) option {
+	return func(env map[string]string, _ *auth.Config) {
+		env["ROUTES"] += "," + prefix + "=" + upstreamURL
 	}
 }
 
@@ -152,13 +161,17 @@ func start(t *testing.T, opts ...option) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- app.Serve(ctx, ln) }()
+	var once sync.Once
+	h.stop = func() (err error) {
+		once.Do(func() {
+			cancel()
+			err = errors.Join(<-served, app.Close())
+		})
+		return err
+	}
 	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
+		if err := h.stop(); err != nil {
 			t.Errorf("gateway did not shut down cleanly: %v", err)
-		}
-		if err := app.Close(); err != nil {
-			t.Error(err)
 		}
 	})
 	return h

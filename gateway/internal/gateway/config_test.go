@@ -1,0 +1,63 @@
+package gateway_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/gateway/internal/gateway"
+)
+
+func TestLoadConfigDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := gateway.LoadConfig(context.Background(), envconfig.MapLookuper(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct{ what, got, want string }{
+		{"listen address", cfg.HTTP.Addr, ":8080"},
+		{"routes", cfg.Routes.String(), "/go/v1=http://127.0.0.1:8082,/search=http://127.0.0.1:8081"},
+		{"unauthenticated rate", cfg.RateLimit.Unauthenticated.String(), "60-M"},
+		{"client rate", cfg.RateLimit.PerClient.String(), "600-M"},
+		{"department rate", cfg.RateLimit.PerDepartment.String(), "3000-M"},
+		{"redis", cfg.RateLimit.RedisURL, "redis://127.0.0.1:6379/0"},
+		{"issuer", cfg.OIDC.IssuerURL, "http://127.0.0.1:8090/auth/realms/municipal"},
+		{"audience", cfg.OIDC.Audience, "api-gateway"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("default %s = %q, want %q", c.what, c.got, c.want)
+		}
+	}
+	if !cfg.RateLimit.Enabled || len(cfg.TrustedProxies) != 0 || cfg.HTTP.MaxBodyBytes != 1<<20 || cfg.Upstream.DialTimeout != 2*time.Second {
+		t.Errorf("defaults: enabled %v, trusted %v, body %d, dial %s", cfg.RateLimit.Enabled, cfg.TrustedProxies, cfg.HTTP.MaxBodyBytes, cfg.Upstream.DialTimeout)
+	}
+}
+
+func TestLoadConfigRejects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"a malformed rate", map[string]string{"RATE_LIMIT_PER_CLIENT": "lots"}},
+		{"a zero rate", map[string]string{"RATE_LIMIT_UNAUTHENTICATED": "0-M"}},
+		{"a malformed override", map[string]string{"RATE_LIMIT_DEPARTMENT_OVERRIDES": "educacao"}},
+		{"an empty routing table", map[string]string{"ROUTES": ","}},
+		{"a route to a non-http upstream", map[string]string{"ROUTES": "/a=file:///etc"}},
+		{"a bad trusted proxy", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/99"}},
+		{"a zero upstream timeout", map[string]string{"UPSTREAM_RESPONSE_TIMEOUT": "0s"}},
+		{"a zero body limit", map[string]string{"HTTP_MAX_BODY_BYTES": "0"}},
+		{"a zero redis probe interval", map[string]string{"REDIS_PROBE_INTERVAL": "0s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is refused at start", func(t *testing.T) {
+			t.Parallel()
+			if _, err := gateway.LoadConfig(context.Background(), envconfig.MapLookuper(tt.env)); err == nil {
+				t.Fatal("LoadConfig succeeded")
+			}
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package gateway_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+)
+
+// unsized hides the length of a body so the client sends it chunked.
+type unsized struct{ io.Reader }
+
+func TestBodyLimit(t *testing.T) {
+	t.Parallel()
+	h := start(t, withEnv("HTTP_MAX_BODY_BYTES", "1024"))
+	token := h.idp.Token(t, "jobs-admin")
+	tests := []struct {
+		name   string
+		body   io.Reader
+		status int
+	}{
+		{"a body at the limit passes", strings.NewReader(strings.Repeat("a", 1024)), http.StatusOK},
+		{"a declared length over the limit is a 413", strings.NewReader(strings.Repeat("a", 1025)), http.StatusRequestEntityTooLarge},
+		{"a chunked body over the limit is a 413", unsized{strings.NewReader(strings.Repeat("a", 64<<10))}, http.StatusRequestEntityTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := h.do(t, http.MethodPost, "/go/v1/api/v1/empregos", token, tt.body, "Content-Type", "application/json")
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tt.status, body)
+			}
+			if tt.status != http.StatusOK {
+				problemBody(t, resp, body, tt.status)
+			}
+			assertRateLimitHeaders(t, resp)
+		})
+	}
+	for _, in := range h.jobs.requests() {
+		if len(in.Body) > 1024 {
+			t.Fatalf("the upstream read a body of %d bytes", len(in.Body))
+		}
+	}
+}
+
+func TestOversizedHeadersAreRefused(t *testing.T) {
+	t.Parallel()
+	h := start(t, withEnv("HTTP_MAX_HEADER_BYTES", "4096"))
+	resp, _ := h.get(t, "/go/v1/api", h.idp.Token(t, "reader"), "X-Padding", strings.Repeat("p", 64<<10))
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("status %d, want 431", resp.StatusCode)
+	}
+	if n := len(h.jobs.requests()); n != 0 {
+		t.Fatalf("the upstream received %d requests", n)
+	}
+}
+
+func TestProbes(t *testing.T) {
+	t.Parallel()
+	up := start(t)
+	noKeys := start(t, withAuth(func(c *auth.Config) { c.JWKSURL = closedURL(t) + "/certs" }))
+	tests := []struct {
+		name   string
+		h      *harness
+		path   string
+		status int
+		want   string
+	}{
+		{"livez answers while the process runs", up, "/livez", http.StatusOK, `"ok"`},
+		{"readyz is ok when Redis and the JWKS answer", up, "/readyz", http.StatusOK, `"jwks":"ok"`},
+		{"readyz reports Redis", up, "/readyz", http.StatusOK, `"redis":"ok"`},
+		{"readyz is 503 when the JWKS cannot be fetched", noKeys, "/readyz", http.StatusServiceUnavailable, `"jwks":"down`},
+		{"livez does not depend on the JWKS", noKeys, "/livez", http.StatusOK, `"ok"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := tt.h.get(t, tt.path, "")
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Fatalf("%s: %d %s; want %d with %s", tt.path, resp.StatusCode, body, tt.status, tt.want)
+			}
+		})
+	}
+	t.Run("a token that cannot be checked is a 503 with rate-limit headers", func(t *testing.T) {
+		resp, body := noKeys.get(t, "/go/v1/api", noKeys.idp.Token(t, "reader"))
+		problemBody(t, resp, body, http.StatusServiceUnavailable)
+		assertRateLimitHeaders(t, resp)
+	})
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	h := start(t, withEnv("RATE_LIMIT_PER_CLIENT", "1-M"))
+	token := h.idp.Token(t, "jobs-admin")
+	h.get(t, "/go/v1/api/v1/empregos", token)
+	h.get(t, "/go/v1/api/v1/empregos", token)
+	h.get(t, "/go/v1/api/v1/empregos", "")
+	tests := []struct {
+		series string
+		want   string
+	}{
+		{`http_requests_total{method="GET",route="/go/v1",status="200"}`, "1"},
+		{`http_requests_total{method="GET",route="/go/v1",status="429"}`, "1"},
+		{`http_requests_total{method="GET",route="/go/v1",status="401"}`, "1"},
+		{`gateway_upstream_duration_seconds_count{outcome="200",route="/go/v1"}`, "1"},
+		{`gateway_ratelimit_rejections_total{kind="client"}`, "1"},
+		{`gateway_ratelimit_fallback`, "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.series+" is "+tt.want, func(t *testing.T) {
+			if got := metric(t, h, tt.series); got != tt.want {
+				t.Fatalf("%s = %q, want %s", tt.series, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestShutdownDrainsInFlightRequests(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{})
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		time.Sleep(300 * time.Millisecond)
+		_, _ = io.WriteString(w, "done")
+	})
+	h := start(t, withRoute("/slow", srv))
+	token := h.idp.Token(t, "reader")
+	req, err := http.NewRequest(http.MethodGet, h.base+"/slow/work", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	type result struct {
+		body string
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		got <- result{body: resp.Status + " " + string(b), err: err}
+	}()
+	<-arrived
+	if err := h.stop(); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if r := <-got; r.err != nil || r.body != "200 OK done" {
+		t.Fatalf("the in-flight request ended with %q, %v", r.body, r.err)
+	}
+	if _, err := http.Get(h.base + "/livez"); err == nil {
+		t.Fatal("the gateway still accepts connections after shutdown")
+	}
+}

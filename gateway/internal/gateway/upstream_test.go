@@ -1,0 +1,136 @@
+package gateway_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// closedURL returns the URL of a loopback port nobody listens on.
+func closedURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+// slowServer answers only after the client gave up or ten seconds passed.
+func slowServer(t *testing.T) string {
+	t.Helper()
+	return httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	})
+}
+
+func TestUpstreamFailures(t *testing.T) {
+	t.Parallel()
+	h := start(t, withEnv("UPSTREAM_RESPONSE_TIMEOUT", "200ms"),
+		withRoute("/down", closedURL(t)), withRoute("/slow", slowServer(t)))
+	token := h.idp.Token(t, "reader")
+	tests := []struct {
+		name   string
+		path   string
+		status int
+	}{
+		{"an upstream that is down is a 502", "/down/api", http.StatusBadGateway},
+		{"an upstream that does not answer in time is a 504", "/slow/api", http.StatusGatewayTimeout},
+		{"an unknown prefix is a 404", "/nowhere/api", http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			resp, body := h.get(t, tt.path, token)
+			p := problemBody(t, resp, body, tt.status)
+			assertRateLimitHeaders(t, resp)
+			if strings.Contains(body, "127.0.0.1") || strings.Contains(body, "dial") {
+				t.Errorf("the problem leaks internals: %v", p)
+			}
+		})
+	}
+}
+
+func TestUpstreamCopiesOfGatewayHeadersAreDropped(t *testing.T) {
+	t.Parallel()
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-RateLimit-Limit", "999999")
+		w.Header().Set("RateLimit", `"upstream";r=1;t=1`)
+		w.Header().Set("X-Request-ID", r.Header.Get("X-Request-ID"))
+		w.Header().Set("X-Service", "kept")
+	})
+	h := start(t, withRoute("/echo", srv))
+	resp, _ := h.get(t, "/echo/x", h.idp.Token(t, "reader"))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	assertRateLimitHeaders(t, resp)
+	if resp.Header.Get("X-RateLimit-Limit") != "600" {
+		t.Errorf("X-RateLimit-Limit = %q, want the gateway's 600", resp.Header.Get("X-RateLimit-Limit"))
+	}
+	if got := resp.Header.Values("X-Request-ID"); len(got) != 1 {
+		t.Errorf("X-Request-ID = %q, want one value", got)
+	}
+	if resp.Header.Get("X-Service") != "kept" {
+		t.Error("an ordinary upstream header was lost")
+	}
+}
+
+func TestResponsesAreStreamed(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	released := make(chan bool, 1)
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "first\n")
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+			released <- true
+		case <-time.After(10 * time.Second):
+			released <- false
+		}
+		_, _ = io.WriteString(w, "second\n")
+	})
+	h := start(t, withRoute("/stream", srv))
+	req, err := http.NewRequest(http.MethodGet, h.base+"/stream/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.idp.Token(t, "reader"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != "first\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	close(release)
+	if !<-released {
+		t.Fatal("the first chunk reached the client only after the upstream finished: the gateway buffers")
+	}
+	if rest, _ := io.ReadAll(br); string(rest) != "second\n" {
+		t.Fatalf("rest %q", rest)
+	}
+}
+
+// httpServer runs handler on a loopback server until the test ends and returns its URL.
+func httpServer(t *testing.T, handler http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
