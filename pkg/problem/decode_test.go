@@ -161,4 +161,14 @@ func TestViolationsRemembersFlaggedFields(t *testing.T) {
 	if !v.Has("resumo") || v.Has("nome_servico") {
 		t.Fatal("Has does not track fields")
 	}
+	v.Add("orgao_gestor[1]", "invalid_type", "must be a string")
+	v.Add("agents.tool_hint", "invalid_type", "must be a string")
+	for _, f := range []string{"orgao_gestor[1]", "orgao_gestor", "agents.tool_hint", "agents"} {
+		if !v.Has(f) {
+			t.Errorf("Has(%q) = false, want true for a violation inside it", f)
+		}
+	}
+	if v.Has("orgao") || v.Has("agents.exclusive_for_agents") {
+		t.Error("Has flags fields that have no violation")
+	}
 }
