@@ -162,7 +162,11 @@ func TestComposeKeycloakServesTheSharedRealmUnderAuth(t *testing.T) {
 	if !slices.Equal(kc.Command, []string{"start-dev", "--import-realm"}) {
 		t.Errorf("command %q", kc.Command)
 	}
-	for k, want := range map[string]string{"KC_HTTP_RELATIVE_PATH": "/auth", "KC_HEALTH_ENABLED": "true", "KC_HOSTNAME": "http://localhost:8180/auth"} {
+	hc := strings.Join(kc.HealthCheck.Test, " ")
+	if !strings.Contains(hc, "/dev/tcp/127.0.0.1/9000") || !strings.Contains(hc, "GET /health/ready ") || !strings.Contains(hc, "' 200 '") {
+		t.Errorf("healthcheck %q does not ask the management port for /health/ready and a 200", hc)
+	}
+	for k, want := range map[string]string{"KC_HTTP_RELATIVE_PATH": "/auth", "KC_HEALTH_ENABLED": "true", "KC_HOSTNAME": "http://localhost:8180/auth", "KC_HTTP_MANAGEMENT_RELATIVE_PATH": "/"} {
 		if got := env(kc, k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
@@ -231,6 +235,11 @@ func TestComposeWiresDatabasesRedisAndRoutes(t *testing.T) {
 		}
 		if r := env(gw, "REDIS_URL"); r != "redis://redis:6379/0" {
 			t.Errorf("REDIS_URL %q", r)
+		}
+		for _, k := range []string{"RATE_LIMIT_UNAUTHENTICATED", "RATE_LIMIT_PER_CLIENT", "RATE_LIMIT_PER_DEPARTMENT"} {
+			if !rateFormat.MatchString(env(gw, k)) {
+				t.Errorf("%s = %q, want the 100-M form", k, env(gw, k))
+			}
 		}
 	})
 	t.Run("postgres creates both databases when first initialised", func(t *testing.T) {

@@ -3,6 +3,9 @@ package validate
 import (
 	"fmt"
 	"net"
+	"net/netip"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -353,3 +356,44 @@ func ingressHosts(t *testing.T, overlay string) []string {
 func validHost(h string) bool {
 	return h != "" && net.ParseIP(h) == nil && !strings.ContainsAny(h, "*:/ ")
 }
+
+func TestGatewayConfigurationReachesTheServices(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		t.Run(overlay+" routes each prefix to a Service port and sets well-formed limits", func(t *testing.T) {
+			t.Parallel()
+			objs := mustRender(t, overlay)
+			cfg := configMap(t, objs, "gateway").Data
+			want := map[string]string{"/search": "search-admin", "/go/v1": "jobs"}
+			for _, route := range strings.Split(cfg["ROUTES"], ",") {
+				prefix, target, _ := strings.Cut(route, "=")
+				u, err := url.Parse(target)
+				if err != nil || u.Hostname() != want[prefix] {
+					t.Errorf("route %q leads to %q, want Service %q", prefix, target, want[prefix])
+					continue
+				}
+				svc := find[corev1.Service](t, objs, u.Hostname())
+				if port := fmt.Sprint(svc.Spec.Ports[0].Port); u.Port() != port {
+					t.Errorf("route %q uses port %s, Service %s listens on %s", prefix, u.Port(), svc.Name, port)
+				}
+				delete(want, prefix)
+			}
+			if len(want) > 0 {
+				t.Errorf("no route for %v", want)
+			}
+			for _, k := range []string{"RATE_LIMIT_UNAUTHENTICATED", "RATE_LIMIT_PER_CLIENT", "RATE_LIMIT_PER_DEPARTMENT"} {
+				if !rateFormat.MatchString(cfg[k]) {
+					t.Errorf("%s = %q, want the 100-M form", k, cfg[k])
+				}
+			}
+			for _, cidr := range strings.Split(cfg["TRUSTED_PROXIES"], ",") {
+				if _, err := netip.ParsePrefix(cidr); err != nil {
+					t.Errorf("TRUSTED_PROXIES entry %q: %v", cidr, err)
+				}
+			}
+		})
+	}
+}
+
+// rateFormat is the gateway's rate syntax of DECISIONS §3.
+var rateFormat = regexp.MustCompile(`^[1-9][0-9]*-[SMHD]$`)
