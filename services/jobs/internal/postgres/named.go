@@ -62,7 +62,7 @@ func (n named[In, PIn, Out]) List(ctx context.Context, f jobs.NameFilter, p jobs
 	}
 	var rows []nameRow
 	var total int64
-	err := n.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
 		if err := where(tx).Count(&total).Error; err != nil {
 			return err
 		}

@@ -7,7 +7,8 @@ import (
 )
 
 // page counts the rows that where selects and reads one page of them in id
-// order into rows, in one read-only transaction so both agree.
+// order into rows; callers run it inside a transaction. A page past the end
+// skips the second query.
 func page[R any](tx *gorm.DB, where func(*gorm.DB) *gorm.DB, p jobs.Page, rows *[]R) (int64, error) {
 	var total int64
 	if err := where(tx.Model(new(R))).Count(&total).Error; err != nil {
