@@ -1,0 +1,122 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/client"
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/problem"
+)
+
+func TestProblemBodiesBecomeTypedErrors(t *testing.T) {
+	t.Parallel()
+	var v problem.Violations
+	v.Add("nome_servico", "required", "is required")
+	v.Add("resumo", "max_length", "must be at most 350 characters")
+	tests := []struct {
+		name   string
+		reply  reply
+		is     func(error) bool
+		status int
+		fields []client.FieldError
+		detail string
+	}{
+		{"a 422 lists every violated field", reply{status: 422, err: v.Err().(*problem.Error)}, client.IsInvalid, 422,
+			[]client.FieldError{{Field: "nome_servico", Code: "required", Message: "is required"}, {Field: "resumo", Code: "max_length", Message: "must be at most 350 characters"}},
+			"the request has invalid fields"},
+		{"a 404 is not found", reply{status: 404, err: notFound()}, client.IsNotFound, 404, nil, "there is no emprego with this id"},
+		{"a 409 is a conflict", reply{status: 409, err: problem.Errorf(problem.ECONFLICT, "nome_servico already exists")}, client.IsConflict, 409, nil, "nome_servico already exists"},
+		{"a 500 keeps its generic detail", reply{status: 500, err: internal()}, func(err error) bool { return client.StatusOf(err) == 500 }, 500, nil,
+			"an unexpected error occurred; quote the request_id when reporting it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.reply.header = map[string]string{"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "599"}
+			a := newAPI(t, routeAll(newScript(tt.reply)))
+			_, err := mustClient(t, a.config(t, devidptest.CatalogAdmin)).CreateServico(context.Background(), &client.Servico{NomeServico: "x"})
+			var e *client.Error
+			if !errors.As(err, &e) || !tt.is(err) {
+				t.Fatalf("err = %v, want an *Error of status %d", err, tt.status)
+			}
+			if e.Status != tt.status || e.Detail != tt.detail || e.Title != http.StatusText(tt.status) {
+				t.Errorf("error = %d %q %q, want %d %q %q", e.Status, e.Title, e.Detail, tt.status, http.StatusText(tt.status), tt.detail)
+			}
+			if len(e.Errors) != len(tt.fields) || (len(tt.fields) > 0 && e.Errors[0] != tt.fields[0]) {
+				t.Errorf("field errors = %+v, want %+v", e.Errors, tt.fields)
+			}
+			if e.RequestID == "" || e.Instance != "/search/api/v1/admin/services" || !strings.HasPrefix(e.Type, "urn:municipal:problem:") {
+				t.Errorf("error = %+v, want request_id, instance and type from the body", e)
+			}
+			if !e.RateLimit.Present || e.RateLimit.Limit != 600 || e.RateLimit.Remaining != 599 {
+				t.Errorf("rate limit = %+v, want 600 / 599", e.RateLimit)
+			}
+			if !strings.Contains(err.Error(), "POST "+client.ServicesPath) || !strings.Contains(err.Error(), e.RequestID) {
+				t.Errorf("message %q should name the request and its request_id", err)
+			}
+		})
+	}
+}
+
+func TestAuthenticationFailures(t *testing.T) {
+	t.Parallel()
+	s := newScript(ok(http.StatusCreated, map[string]any{"id": 1, "nome": "x"}))
+	a := newAPI(t, func(g *gin.RouterGroup) {
+		g.POST("/go/v1/api/v1/categorias", auth.RequireScope("jobs:write"), s.handle)
+	})
+	stranger := devidptest.Start(t)
+	tests := []struct {
+		name      string
+		clientID  string
+		tokenURL  string
+		is        func(error) bool
+		challenge string
+	}{
+		{"a token without the scope is forbidden", devidptest.Reader, "", client.IsForbidden, `error="insufficient_scope"`},
+		{"a token from another identity provider is unauthorized", devidptest.JobsAdmin, stranger.TokenURL(), client.IsUnauthorized, `error="invalid_token"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := a.config(t, tt.clientID)
+			if tt.tokenURL != "" {
+				cfg.TokenURL = tt.tokenURL
+			}
+			resp, err := mustClient(t, cfg).Do(context.Background(), http.MethodPost, client.AreaJobs, client.CategoriasPath, &client.Categoria{Nome: "x"}, nil)
+			var e *client.Error
+			if !errors.As(err, &e) || !tt.is(err) {
+				t.Fatalf("err = %v, want the typed authentication failure", err)
+			}
+			if e.Attempts != 1 || resp == nil || !strings.Contains(resp.Header.Get("WWW-Authenticate"), tt.challenge) {
+				t.Errorf("attempts = %d, response = %+v; want one attempt and a %s challenge", e.Attempts, resp, tt.challenge)
+			}
+		})
+	}
+	if n := len(s.requests()); n != 0 {
+		t.Errorf("the handler ran %d times; rejected tokens must stop before it", n)
+	}
+}
+
+func TestNonProblemErrorBodies(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, func(g *gin.RouterGroup) {
+		g.GET("/search/*path", func(c *gin.Context) {
+			c.Data(http.StatusBadGateway, "text/html", []byte("<html>\n<h1>Bad\x00gateway</h1>"+strings.Repeat("x", 5000)+"</html>"))
+		})
+	})
+	_, err := mustClient(t, a.config(t, devidptest.CatalogAdmin)).GetServico(context.Background(), "0190a")
+	var e *client.Error
+	if !errors.As(err, &e) || e.Status != http.StatusBadGateway || e.Title != "Bad Gateway" {
+		t.Fatalf("err = %v, want a 502 *Error", err)
+	}
+	if !strings.HasPrefix(e.Detail, "<html> <h1>Bad gateway</h1>") || len([]rune(e.Detail)) > 201 || strings.ContainsAny(e.Detail, "\x00\n") {
+		t.Errorf("detail = %q, want the start of the page on one printable line", e.Detail)
+	}
+}

@@ -1,0 +1,152 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/municipal-apis/platform/pkg/requestid"
+)
+
+// send makes the attempts of r until one succeeds, one fails in a way that
+// retrying cannot fix, or the retry policy or ctx says stop. On success it
+// returns the body; on failure the last *Error or transport error.
+func (c *Client) send(ctx context.Context, r *request) (*Response, []byte, error) {
+	for attempt := 1; ; attempt++ {
+		resp, body, err := c.attempt(ctx, r)
+		if resp != nil {
+			resp.Attempts = attempt
+		}
+		if err == nil {
+			return resp, body, nil
+		}
+		var apiErr *Error
+		if errors.As(err, &apiErr) {
+			apiErr.Attempts = attempt
+		}
+		d, ok := c.nextDelay(ctx, r, attempt, resp, err)
+		if !ok {
+			return resp, nil, err
+		}
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(Retry{Method: r.method, URL: r.url, Attempt: attempt, Status: statusOf(resp), Err: err, Delay: d})
+		}
+		if serr := c.cfg.Sleep(ctx, d); serr != nil {
+			return resp, nil, fmt.Errorf("%s %s: gave up waiting to retry: %w", r.method, r.path, errors.Join(err, serr))
+		}
+	}
+}
+
+// nextDelay returns the wait before retrying r after its attempt-th attempt
+// failed with resp and err, or false when r must not be retried: it is not
+// safe to repeat, the failure is not transient, attempts are used up, or the
+// wait would outlast ctx or Retry.MaxWait.
+func (c *Client) nextDelay(ctx context.Context, r *request, attempt int, resp *Response, err error) (time.Duration, bool) {
+	if attempt >= c.cfg.Retry.MaxAttempts || !r.retryable() || ctx.Err() != nil {
+		return 0, false
+	}
+	status := statusOf(resp)
+	if !transient(status, err) {
+		return 0, false
+	}
+	now := c.cfg.Now()
+	var h http.Header
+	if resp != nil {
+		h = resp.Header
+	}
+	d, ok := c.cfg.Retry.delay(attempt, status, h, now, c.cfg.Jitter)
+	if !ok {
+		return 0, false
+	}
+	if deadline, has := ctx.Deadline(); has && now.Add(d).After(deadline) {
+		return 0, false
+	}
+	return d, true
+}
+
+// attempt sends r once. An answer of 400 or above comes back as *Error with
+// its Response; a failure to reach the server as a wrapped error and no
+// Response.
+func (c *Client) attempt(ctx context.Context, r *request) (*Response, []byte, error) {
+	tok, err := c.tokens.token(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
+	}
+	hreq, err := c.httpRequest(ctx, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	tok.SetAuthHeader(hreq)
+	hresp, err := c.cfg.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
+	}
+	defer hresp.Body.Close()
+	body, readErr := io.ReadAll(io.LimitReader(hresp.Body, c.cfg.MaxResponseBytes+1))
+	resp := c.newResponse(hresp, r)
+	if hresp.StatusCode >= http.StatusBadRequest {
+		return resp, nil, newError(r.method, r.path, resp, body)
+	}
+	if readErr != nil {
+		return resp, nil, fmt.Errorf("%s %s: read the answer: %w", r.method, r.path, readErr)
+	}
+	if int64(len(body)) > c.cfg.MaxResponseBytes {
+		return resp, nil, fmt.Errorf("%s %s: the answer exceeds %d bytes", r.method, r.path, c.cfg.MaxResponseBytes)
+	}
+	return resp, body, nil
+}
+
+// httpRequest builds the *http.Request of one attempt of r.
+func (c *Client) httpRequest(ctx context.Context, r *request) (*http.Request, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
+	}
+	hreq.Header = r.header.Clone()
+	hreq.Header.Set("Accept", "application/json, application/problem+json")
+	hreq.Header.Set("User-Agent", c.cfg.UserAgent)
+	if r.body != nil {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	return hreq, nil
+}
+
+func (c *Client) newResponse(hresp *http.Response, r *request) *Response {
+	return &Response{
+		StatusCode:     hresp.StatusCode,
+		Header:         hresp.Header,
+		RateLimit:      parseRateLimit(hresp.Header, c.cfg.Now()),
+		RequestID:      hresp.Header.Get(requestid.Header),
+		IdempotencyKey: r.header.Get(IdempotencyKeyHeader),
+	}
+}
+
+// transient reports whether a failure may pass: a 429, a 503, or a failure
+// to reach the API that is not the identity provider refusing the client.
+func transient(status int, err error) bool {
+	var refused *oauth2.RetrieveError
+	switch {
+	case status == http.StatusTooManyRequests, status == http.StatusServiceUnavailable:
+		return true
+	case status == 0:
+		return !errors.As(err, &refused)
+	}
+	return false
+}
+
+func statusOf(resp *Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.StatusCode
+}
