@@ -76,6 +76,9 @@ func TestCreateEmpregoRejectsEachRule(t *testing.T) {
 		{"an unknown empresa_id is rejected on that field", func(m map[string]any) { m["empresa_id"] = 999999 }, []string{"empresa_id"}},
 		{"an unknown escolaridade_id is rejected on that field", func(m map[string]any) { m["escolaridade_id"] = 999999 }, []string{"escolaridade_id"}},
 		{"an unknown orgao_id is rejected on that field", func(m map[string]any) { m["orgao_id"] = 999999 }, []string{"orgao_id"}},
+		{"every unknown reference is listed at once", func(m map[string]any) {
+			m["empresa_id"], m["escolaridade_id"], m["orgao_id"] = 999999, 999998, 999997
+		}, []string{"empresa_id", "escolaridade_id", "orgao_id"}},
 		{"a non-positive empresa_id is rejected", func(m map[string]any) { m["empresa_id"] = 0 }, []string{"empresa_id"}},
 		{"a date that is not a date is rejected", func(m map[string]any) { m["data_inicio_prevista"] = "next monday" }, []string{"data_inicio_prevista"}},
 		{"a string where a number belongs is rejected", func(m map[string]any) { m["numero_vagas"] = "3" }, []string{"numero_vagas"}},

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
 
@@ -50,7 +51,7 @@ func (r resource[In, Out, F]) create(c *gin.Context) {
 	}
 	out, err := r.store.Create(c.Request.Context(), in)
 	if err == nil {
-		c.Header("Location", Prefix+"/"+r.path+"/"+strconv.FormatInt(r.id(out), 10))
+		c.Header("Location", server.PublicPath(c.Request, Prefix+"/"+r.path+"/"+strconv.FormatInt(r.id(out), 10)))
 	}
 	respond(c, http.StatusCreated, out, err)
 }

@@ -18,6 +18,9 @@ type cursos struct {
 func (s cursos) Create(ctx context.Context, in *jobs.CursoInput) (*jobs.Curso, error) {
 	var out jobs.Curso
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := dangling(tx, cursoTargets(in)...); err != nil {
+			return err
+		}
 		row := cursoRow{CursoFields: in.CursoFields}
 		if err := tx.Omit(clause.Associations).Clauses(clause.Returning{}).Create(&row).Error; err != nil {
 			return err
@@ -73,6 +76,16 @@ func (s cursos) List(ctx context.Context, f jobs.CursoFilter, p jobs.Page) (*job
 func (s cursos) Update(ctx context.Context, id int64, in *jobs.CursoInput) (*jobs.Curso, error) {
 	var out jobs.Curso
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&cursoRow{}).Where("id = ?", id).Count(&n).Error; err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound("curso", id)
+		}
+		if err := dangling(tx, cursoTargets(in)...); err != nil {
+			return err
+		}
 		row := cursoRow{ID: id, CursoFields: in.CursoFields}
 		res := tx.Model(&row).Select("*").Omit("id", "created_at", clause.Associations).
 			Clauses(clause.Returning{}).Updates(&row)
@@ -137,5 +150,13 @@ func cursoFilter(f jobs.CursoFilter) func(*gorm.DB) *gorm.DB {
 			q = q.Where("id IN (SELECT curso_id FROM curso_categorias WHERE categoria_id = ?)", *f.CategoriaID)
 		}
 		return q
+	}
+}
+
+// cursoTargets lists the references of a course that must exist.
+func cursoTargets(in *jobs.CursoInput) []target {
+	return []target{
+		{field: "orgao_id", table: "orgaos", ids: idOf(in.OrgaoID)},
+		{field: "categoria_ids", table: "categorias", ids: in.CategoriaIDs},
 	}
 }

@@ -18,6 +18,9 @@ type empregos struct {
 func (s empregos) Create(ctx context.Context, in *jobs.EmpregoInput) (*jobs.Emprego, error) {
 	var out jobs.Emprego
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := dangling(tx, empregoTargets(in)...); err != nil {
+			return err
+		}
 		row := empregoRow{EmpregoFields: in.EmpregoFields, Status: in.InitialStatus()}
 		if err := tx.Omit(clause.Associations).Clauses(clause.Returning{}).Create(&row).Error; err != nil {
 			return err
@@ -69,6 +72,9 @@ func (s empregos) Update(ctx context.Context, id int64, in *jobs.EmpregoInput) (
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
 		cur, err := takeEmprego(tx, id, true)
 		if err != nil {
+			return err
+		}
+		if err := dangling(tx, empregoTargets(in)...); err != nil {
 			return err
 		}
 		row := empregoRow{ID: id, EmpregoFields: in.EmpregoFields, Status: cur.Status, CreatedAt: cur.CreatedAt}
@@ -166,4 +172,13 @@ func where[T any](q *gorm.DB, column string, value *T) *gorm.DB {
 		return q
 	}
 	return q.Where("? = ?", clause.Column{Name: column}, *value)
+}
+
+// empregoTargets lists the references of a posting that must exist.
+func empregoTargets(in *jobs.EmpregoInput) []target {
+	return []target{
+		{field: "empresa_id", table: "empresas", ids: idOf(in.EmpresaID)},
+		{field: "escolaridade_id", table: "escolaridades", ids: idOf(in.EscolaridadeID)},
+		{field: "orgao_id", table: "orgaos", ids: idOf(in.OrgaoID)},
+	}
 }

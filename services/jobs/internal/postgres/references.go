@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -44,4 +45,41 @@ func referencedMeanwhile(t table, id int64, cause error) error {
 	}
 	return problem.Wrap(problem.ECONFLICT, cause, fmt.Sprintf("%s %d is still referenced by %s; delete them or point them elsewhere first",
 		t.resource, id, strings.Join(names, " or ")))
+}
+
+// target is one *_id member of a request and the table its ids must exist in.
+type target struct {
+	field string
+	table string
+	ids   []int64
+}
+
+// idOf lists the id of an optional reference, or nothing when it is absent.
+func idOf(id *int64) []int64 {
+	if id == nil {
+		return nil
+	}
+	return []int64{*id}
+}
+
+// dangling returns one 422 naming every reference that points at no row, so a
+// client learns of all of them at once instead of the first one a foreign key
+// stops at. The foreign keys still guard rows deleted after this check.
+func dangling(tx *gorm.DB, targets ...target) error {
+	var v problem.Violations
+	for _, t := range targets {
+		if len(t.ids) == 0 {
+			continue
+		}
+		var found []int64
+		if err := tx.Table(t.table).Where("id IN ?", t.ids).Pluck("id", &found).Error; err != nil {
+			return fmt.Errorf("look up %s: %w", t.table, err)
+		}
+		for _, id := range t.ids {
+			if !slices.Contains(found, id) {
+				v.Addf(t.field, "not_found", "refers to %s %d, which does not exist", strings.TrimSuffix(t.table, "s"), id)
+			}
+		}
+	}
+	return v.Err()
 }
