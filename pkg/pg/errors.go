@@ -29,6 +29,10 @@ type Fields map[string]string
 // violation → 409, foreign key → 422 on the referencing field, not-null and
 // check → 422, record not found → 404, an unreachable server → 503. Other
 // errors become 500 with the cause kept for the log.
+//
+// MapError reads a foreign-key violation as a write pointing at a missing
+// row. On a DELETE the same SQLSTATE means the row is still referenced, which
+// is a 409: check IsCode(err, ForeignKeyViolation) before calling MapError.
 func MapError(err error, fields Fields) error {
 	if err == nil {
 		return nil
