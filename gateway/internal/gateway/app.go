@@ -37,7 +37,7 @@ func New(cfg Config, verifier *auth.Verifier, logger *slog.Logger) (*App, error)
 	h := &handler{
 		routes:    cfg.Routes,
 		upstreams: make(map[string]*proxy.Upstream, len(cfg.Routes)),
-		verifier:  verifier,
+		tokens:    newTokenCache(verifier, cfg.OIDC.CacheSize),
 		trusted:   cfg.TrustedProxies,
 		maxBody:   cfg.HTTP.MaxBodyBytes,
 	}

@@ -39,6 +39,9 @@ type OIDCConfig struct {
 	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
 	JWKSURL   string `env:"OIDC_JWKS_URL"`
 	Audience  string `env:"OIDC_AUDIENCE, default=api-gateway"`
+	// CacheSize bounds how many verified tokens are remembered until they
+	// expire; 0 verifies every request's signature.
+	CacheSize int `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
 }
 
 // RateLimitConfig holds the limits and where their counters live.
@@ -77,6 +80,8 @@ func (c Config) Validate() error {
 	}
 	rl := c.RateLimit
 	switch {
+	case c.OIDC.CacheSize < 0:
+		return errors.New("OIDC_TOKEN_CACHE_SIZE must not be negative")
 	case len(c.Routes) == 0:
 		return errors.New("ROUTES is empty")
 	case c.Upstream.DialTimeout <= 0 || c.Upstream.ResponseTimeout <= 0 || c.Upstream.MaxIdleConnsHost <= 0:

@@ -19,7 +19,7 @@ import (
 type handler struct {
 	routes    route.Table
 	upstreams map[string]*proxy.Upstream // by route prefix
-	verifier  *auth.Verifier
+	tokens    *tokenCache
 	limits    *ratelimit.Limits // nil when rate limiting is off
 	trusted   clientip.Trusted
 	maxBody   int64
@@ -62,7 +62,7 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, src clientip.Sou
 			return nil, tooMany(w, d)
 		}
 	}
-	claims, err := h.verifier.Authenticate(r)
+	claims, err := h.tokens.Authenticate(r)
 	if err != nil {
 		if h.limits != nil {
 			h.limits.CountIP(ctx, ip).SetHeaders(w.Header(), time.Now())
