@@ -1,0 +1,60 @@
+// Command gateway-bench measures the gateway's overhead on loopback with
+// vegeta and writes the table to a Markdown file. It only ever targets the
+// servers it starts itself, so it cannot be pointed at a deployed environment.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/municipal-apis/platform/gateway/internal/bench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := realMain(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gateway-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// realMain parses the flags, runs the benchmark and writes the report.
+func realMain(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("gateway-bench", flag.ContinueOnError)
+	cfg := bench.Config{}
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "length of each measured phase")
+	fs.DurationVar(&cfg.Warmup, "warmup", 2*time.Second, "unmeasured load before each target")
+	fs.IntVar(&cfg.Workers, "workers", 16, "concurrent connections of the throughput phase")
+	fs.IntVar(&cfg.Rate, "rate", 500, "requests per second of the latency phase")
+	fs.StringVar(&cfg.RedisURL, "redis", "redis://127.0.0.1:6379/0", "Redis of the rate limits")
+	fs.Float64Var(&cfg.MaxLoad, "max-load", float64(runtime.NumCPU())/2, "refuse to run above this 1-minute load average")
+	out := fs.String("out", "gateway/BENCHMARKS.md", "Markdown file to write")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rep, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", *out, err)
+	}
+	command := "go run ./gateway/cmd/gateway-bench " + strings.Join(args, " ")
+	if err := rep.WriteMarkdown(f, strings.TrimSpace(command)); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", *out, err)
+	}
+	return rep.WriteMarkdown(os.Stdout, strings.TrimSpace(command))
+}

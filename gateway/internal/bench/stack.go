@@ -1,0 +1,174 @@
+// Package bench measures the gateway's overhead on loopback: the same
+// trivial upstream reached directly, through the gateway with token checks
+// and Redis limits, and through the gateway with limits off.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/devidp"
+)
+
+// benchClient is the realm client whose token the load carries.
+const benchClient = "jobs-admin"
+
+// stack is every server of one benchmark run, all on loopback.
+type stack struct {
+	upstream string // base URL of the trivial upstream
+	limited  string // gateway with Redis limits
+	open     string // gateway with limits off
+	token    string
+	stops    []func() error
+}
+
+// serve runs h on a fresh loopback listener until stop is called.
+func (s *stack) serve(h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.stops = append(s.stops, srv.Close)
+	return "http://" + ln.Addr().String(), nil
+}
+
+// startStack starts the upstream, the identity provider and both gateways.
+func startStack(ctx context.Context, redisURL string) (*stack, error) {
+	s := &stack{}
+	var err error
+	if s.upstream, err = s.serve(http.HandlerFunc(trivial)); err != nil {
+		return nil, err
+	}
+	idp, err := s.startIdP()
+	if err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	if s.token, err = fetchToken(ctx, idp); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	verifier, err := auth.NewVerifier(auth.Config{IssuerURL: idp.Issuer(), Logger: quiet()})
+	if err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	if s.limited, err = s.startGateway(ctx, verifier, redisURL, "true"); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	if s.open, err = s.startGateway(ctx, verifier, redisURL, "false"); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	return s, nil
+}
+
+// trivial is the upstream: a small JSON answer, no work.
+func trivial(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"ok":true}`)
+}
+
+// startIdP serves the development identity provider on loopback.
+func (s *stack) startIdP() (*devidp.Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	idp, err := devidp.New(devidp.Options{Issuer: "http://" + ln.Addr().String(), Logger: quiet()})
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("start devidp: %w", err)
+	}
+	srv := &http.Server{Handler: idp, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.stops = append(s.stops, srv.Close)
+	return idp, nil
+}
+
+// fetchToken gets an access token by client credentials, as a client would.
+func fetchToken(ctx context.Context, idp *devidp.Server) (string, error) {
+	realm, err := devidp.DefaultRealm()
+	if err != nil {
+		return "", err
+	}
+	c, ok := realm.Client(benchClient)
+	if !ok {
+		return "", fmt.Errorf("the realm has no client %s", benchClient)
+	}
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {benchClient}, "client_secret": {c.Secret}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, idp.TokenURL(), strings.NewReader(form.Encode()))
+	if err != nil {
+		return "", fmt.Errorf("token request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("token request: %w", err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.AccessToken == "" {
+		return "", fmt.Errorf("token response %s: %v", resp.Status, err)
+	}
+	return body.AccessToken, nil
+}
+
+// startGateway runs a gateway in front of the upstream with limits on or off.
+// Limits are set far above what the run can send, so every request is counted
+// in Redis and none is refused.
+func (s *stack) startGateway(ctx context.Context, v *auth.Verifier, redisURL, limits string) (string, error) {
+	cfg, err := gateway.LoadConfig(ctx, envconfig.MapLookuper(map[string]string{
+		"HTTP_ADDR":                 "127.0.0.1:0",
+		"ROUTES":                    "/go/v1=" + s.upstream,
+		"REDIS_URL":                 redisURL,
+		"RATE_LIMIT_ENABLED":        limits,
+		"RATE_LIMIT_KEY_PREFIX":     fmt.Sprintf("bench-%d", time.Now().UnixNano()),
+		"RATE_LIMIT_PER_CLIENT":     "1000000000-M",
+		"RATE_LIMIT_PER_DEPARTMENT": "1000000000-M",
+	}))
+	if err != nil {
+		return "", err
+	}
+	app, err := gateway.New(cfg, v, quiet())
+	if err != nil {
+		return "", err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
+	if err != nil {
+		return "", fmt.Errorf("listen: %w", err)
+	}
+	gctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- app.Serve(gctx, ln) }()
+	s.stops = append(s.stops, func() error { cancel(); return errors.Join(<-done, app.Close()) })
+	return "http://" + ln.Addr().String(), nil
+}
+
+// close stops every server of the stack.
+func (s *stack) close() error {
+	var errs []error
+	for i := len(s.stops) - 1; i >= 0; i-- {
+		errs = append(errs, s.stops[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// quiet is the logger of the servers under load: warnings only, on stderr.
+func quiet() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
