@@ -43,6 +43,16 @@ lint: ## gofmt check, go vet, staticcheck
 run: build ## the whole stack in the foreground: devidp, search-admin, jobs, gateway
 	./scripts/run.sh
 
+.PHONY: images
+images: ## container images of every program (needs a Docker engine)
+	@for p in $(PROGRAMS); do \
+	  docker build --build-arg PROGRAM=$$p --build-arg VERSION=$(VERSION) -t ghcr.io/municipal-apis/$$p:$(VERSION) . || exit 1; \
+	done
+
+.PHONY: up
+up: ## the docker-compose stack with Keycloak (needs a Docker engine)
+	docker compose up --build
+
 .PHONY: bench
 bench: ## the benchmark set; writes docs/benchmarks.md
 	go test -run '^$$' -bench . -benchtime 2s $(PACKAGES)
