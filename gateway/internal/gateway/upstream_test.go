@@ -59,6 +59,9 @@ func TestUpstreamFailures(t *testing.T) {
 			if strings.Contains(body, "127.0.0.1") || strings.Contains(body, "dial") {
 				t.Errorf("the problem leaks internals: %v", p)
 			}
+			if p["instance"] != tt.path {
+				t.Errorf("instance = %v, want the client's path %s", p["instance"], tt.path)
+			}
 		})
 	}
 }

@@ -15,8 +15,10 @@ const statusClientClosed = 499
 
 // fail answers a request the upstream could not serve: 413 when the client's
 // body ran over the limit, 504 when the upstream timed out, 502 otherwise.
-func (u *Upstream) fail(w http.ResponseWriter, r *http.Request, err error) {
-	f := forwardOf(r)
+// out is the outgoing request; the problem names the client's own path.
+func (u *Upstream) fail(w http.ResponseWriter, out *http.Request, err error) {
+	f := forwardOf(out)
+	r := f.in
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):

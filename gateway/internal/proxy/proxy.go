@@ -44,13 +44,15 @@ func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger) *Upstream {
 
 // ServeHTTP forwards r as decided by f and streams the answer back.
 func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, f Forward) {
-	ctx := context.WithValue(r.Context(), forwardKey{}, &forwarding{Forward: f, start: time.Now()})
+	ctx := context.WithValue(r.Context(), forwardKey{}, &forwarding{Forward: f, in: r, start: time.Now()})
 	u.proxy.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// forwarding is a Forward with the moment the upstream call began.
+// forwarding is a Forward with the client's request and the moment the
+// upstream call began.
 type forwarding struct {
 	Forward
+	in    *http.Request
 	start time.Time
 }
 

@@ -139,7 +139,7 @@ func (s *Store) toRedis(ctx context.Context) error {
 	s.onRedis.Store(true)
 	s.events.fallback.Set(0)
 	s.events.switches.WithLabelValues("redis").Inc()
-	s.logger.InfoContext(ctx, "rate limits: counters are kept in redis again")
+	s.logger.InfoContext(ctx, "rate limits: counters are kept in redis")
 	return nil
 }
 
