@@ -157,3 +157,14 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 		t.Fatal("the gateway still accepts connections after shutdown")
 	}
 }
+
+func TestTunnellingMethodsAreRefused(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	resp, body := h.do(t, http.MethodTrace, "/go/v1/api", h.idp.Token(t, "reader"), nil)
+	problemBody(t, resp, body, http.StatusMethodNotAllowed)
+	assertRateLimitHeaders(t, resp)
+	if n := len(h.jobs.requests()); n != 0 {
+		t.Fatalf("the upstream received %d TRACE requests", n)
+	}
+}
