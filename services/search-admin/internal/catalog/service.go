@@ -12,8 +12,8 @@ import (
 )
 
 // Service runs the admin operations on the catalog: it validates entries,
-// builds their search documents for the current schema version, embeds them
-// and stores everything through the Store.
+// builds and embeds their search documents for every version writes index
+// (DECISIONS §5) and stores everything through the Store.
 type Service struct {
 	store    Store
 	schemas  *Registry
@@ -44,11 +44,12 @@ func (s *Service) Create(ctx context.Context, in Input, v *problem.Violations, a
 	if sv.Status == StatusPublished {
 		sv.publish(now)
 	}
-	docs, err := s.documents(ctx, sv)
+	var docs []Document
+	index, err := s.indexer(ctx, sv, &docs)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.Create(ctx, sv, docs); err != nil {
+	if err := s.store.Create(ctx, sv, index); err != nil {
 		return nil, fmt.Errorf("create servico: %w", err)
 	}
 	sv.AttachDocument(docs[0])
@@ -65,7 +66,8 @@ func (s *Service) Replace(ctx context.Context, id string, in Input, v *problem.V
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	docs, err := s.documents(ctx, next)
+	var docs []Document
+	index, err := s.indexer(ctx, next, &docs)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func (s *Service) Replace(ctx context.Context, id string, in Input, v *problem.V
 		if cur.Status == StatusPublished {
 			cur.publish(now)
 		}
-	}, docs)
+	}, index)
 	if err != nil {
 		return nil, fmt.Errorf("replace servico: %w", err)
 	}
@@ -129,26 +131,40 @@ func (s *Service) SetStatus(ctx context.Context, id string, status int) (*Servic
 	return s.store.Get(ctx, id)
 }
 
-// documents builds and embeds the search document of sv in the current
-// schema version; an embedding failure leaves it pending.
-func (s *Service) documents(ctx context.Context, sv *Servico) ([]Document, error) {
-	version, err := s.store.CurrentVersion(ctx)
+// indexer embeds the documents of sv for the versions writes index now and
+// returns the Indexer the store calls inside its transaction: it reuses them
+// and builds any version a migration added meanwhile. *used receives the
+// documents written, the current version's first.
+func (s *Service) indexer(ctx context.Context, sv *Servico, used *[]Document) (Indexer, error) {
+	versions, err := s.store.WriteVersions(ctx)
 	if err != nil {
 		return nil, err
 	}
-	schema, ok := s.schemas.Get(version)
-	if !ok {
-		return nil, fmt.Errorf("current search schema %q is not defined in this build", version)
+	ready := map[string]Document{}
+	for _, v := range versions.All() {
+		if ready[v], err = s.document(ctx, sv, v); err != nil {
+			return nil, err
+		}
 	}
-	doc := schema.Document(sv)
-	vec, err := s.embedder.Embed(ctx, doc.Content, schema.Dimensions)
-	if err != nil {
-		s.log.WarnContext(ctx, "embedding failed, stored as pending", "schema_version", version, "err", err)
-		doc.Pending, doc.LastError = true, truncate(err.Error(), maxErrorText)
-		return []Document{doc}, nil
-	}
-	doc.Embedding, doc.Model = vec, s.embedder.Model()
-	return []Document{doc}, nil
+	return func(locked WriteVersions) ([]Document, error) {
+		docs := make([]Document, 0, 3)
+		for _, v := range locked.All() {
+			doc, ok := ready[v]
+			if !ok {
+				if doc, err = s.document(ctx, sv, v); err != nil {
+					return nil, err
+				}
+			}
+			docs = append(docs, doc)
+		}
+		*used = docs
+		return docs, nil
+	}, nil
+}
+
+// document builds and embeds the search document of sv in version.
+func (s *Service) document(ctx context.Context, sv *Servico, version string) (Document, error) {
+	return buildDocument(ctx, s.schemas, s.embedder, s.log, sv, version)
 }
 
 // checkID answers 404 for an id that cannot name a Servico.

@@ -38,15 +38,18 @@ type PendingDocument struct {
 type Store interface {
 	// CurrentVersion reads the search-schema version search uses now.
 	CurrentVersion(ctx context.Context) (string, error)
-	// Create inserts s and its documents.
-	Create(ctx context.Context, s *Servico, docs []Document) error
+	// WriteVersions reads the versions a write must index now.
+	WriteVersions(ctx context.Context) (WriteVersions, error)
+	// Create inserts s and the documents index builds for the versions read
+	// inside the transaction.
+	Create(ctx context.Context, s *Servico, index Indexer) error
 	// Get returns the Servico id with the document of the current version.
 	Get(ctx context.Context, id string) (*Servico, error)
 	// List returns the page of Servicos f selects, newest first, without documents.
 	List(ctx context.Context, f Filter) (Page, error)
 	// Update locks the Servico id, lets change modify it, saves it and
-	// replaces the given documents (none: documents stay as they are).
-	Update(ctx context.Context, id string, change func(*Servico), docs []Document) (*Servico, error)
+	// replaces the documents index builds (nil: documents stay as they are).
+	Update(ctx context.Context, id string, change func(*Servico), index Indexer) (*Servico, error)
 	// Delete removes the Servico id and its documents.
 	Delete(ctx context.Context, id string) error
 	// ClaimPending leases up to limit pending documents whose retry time has

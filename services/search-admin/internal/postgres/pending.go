@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -46,11 +48,18 @@ func (s *Store) ClaimPending(ctx context.Context, limit int, lease time.Duration
 // the content that was embedded: an update in between wins.
 const samePending = ` WHERE servico_id = @id AND schema_version = @version AND search_content = @content AND embedding_pending`
 
-// CompleteEmbedding implements catalog.Store.
+// CompleteEmbedding implements catalog.Store. It touches the Servico first
+// (servico before document, the lock order of every write) so that its
+// change_seq moves and replicas reload its vector.
 func (s *Store) CompleteEmbedding(ctx context.Context, d catalog.PendingDocument, embedding []float32, model string) error {
-	err := s.db.WithContext(ctx).Exec(`UPDATE search_documents SET embedding = @embedding, embedding_model = @model,
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`UPDATE servicos SET change_seq = change_seq WHERE id = ?`, d.ServicoID).Error; err != nil {
+			return fmt.Errorf("touch servico: %w", err)
+		}
+		return tx.Exec(`UPDATE search_documents SET embedding = @embedding, embedding_model = @model,
     embedding_pending = false, next_attempt_at = NULL, last_error = NULL, updated_at = now()`+samePending,
-		pendingArgs(d, map[string]any{"embedding": vector(embedding), "model": model})).Error
+			pendingArgs(d, map[string]any{"embedding": vector(embedding), "model": model})).Error
+	})
 	return mapError(err)
 }
 

@@ -45,14 +45,52 @@ func (s *Store) CurrentVersion(ctx context.Context) (string, error) {
 	return version, nil
 }
 
+// WriteVersions implements catalog.Store.
+func (s *Store) WriteVersions(ctx context.Context) (catalog.WriteVersions, error) {
+	v, err := readVersions(s.db.WithContext(ctx), "")
+	return v, mapError(err)
+}
+
+// readVersions reads the versions writes index; with lock "FOR SHARE" it
+// holds the settings row until the transaction ends, so that a migration
+// start, switch or rollback (which update it) waits for this write and every
+// later write sees the versions they leave.
+func readVersions(tx *gorm.DB, lock string) (catalog.WriteVersions, error) {
+	var v catalog.WriteVersions
+	err := tx.Raw(`SELECT current_version, COALESCE(target_version, ''), COALESCE(previous_version, '')
+FROM search_settings `+lock).Row().Scan(&v.Current, &v.Target, &v.Previous)
+	if err != nil {
+		return v, fmt.Errorf("read search_settings: %w", err)
+	}
+	return v, nil
+}
+
+// indexIn writes the documents index builds for versions, which tx has
+// locked before the Servico row (always in that order, so writers, the
+// migration runner and version switches cannot deadlock).
+func indexIn(tx *gorm.DB, id string, versions catalog.WriteVersions, index catalog.Indexer) error {
+	if index == nil {
+		return nil
+	}
+	docs, err := index(versions)
+	if err != nil {
+		return err
+	}
+	return saveDocuments(tx, id, docs)
+}
+
 // Create implements catalog.Store.
-func (s *Store) Create(ctx context.Context, sv *catalog.Servico, docs []catalog.Document) error {
+func (s *Store) Create(ctx context.Context, sv *catalog.Servico, index catalog.Indexer) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		versions, err := readVersions(tx, "FOR SHARE")
+		if err != nil {
+			return err
+		}
 		row := toRow(sv)
 		if err := tx.Create(&row).Error; err != nil {
 			return fmt.Errorf("insert servico: %w", err)
 		}
-		return saveDocuments(tx, sv.ID, docs)
+		return indexIn(tx, sv.ID, versions, index)
 	})
 	return mapError(err)
 }
@@ -83,9 +121,13 @@ func get(tx *gorm.DB, id string) (*catalog.Servico, error) {
 }
 
 // Update implements catalog.Store.
-func (s *Store) Update(ctx context.Context, id string, change func(*catalog.Servico), docs []catalog.Document) (*catalog.Servico, error) {
+func (s *Store) Update(ctx context.Context, id string, change func(*catalog.Servico), index catalog.Indexer) (*catalog.Servico, error) {
 	var out *catalog.Servico
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		versions, err := readVersions(tx, "FOR SHARE")
+		if err != nil {
+			return err
+		}
 		var row servicoRow
 		res := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Limit(1).Find(&row)
 		if res.Error != nil {
@@ -100,7 +142,7 @@ func (s *Store) Update(ctx context.Context, id string, change func(*catalog.Serv
 		if err := tx.Model(&servicoRow{ID: id}).Select("*").Omit("id").Updates(&next).Error; err != nil {
 			return fmt.Errorf("update servico: %w", err)
 		}
-		return saveDocuments(tx, id, docs)
+		return indexIn(tx, id, versions, index)
 	})
 	return out, mapError(err)
 }

@@ -23,6 +23,11 @@ func newStore(t *testing.T) (*postgres.Store, *gorm.DB) {
 	return postgres.New(db), db
 }
 
+// fixedDocs is an Indexer that writes docs whatever the versions.
+func fixedDocs(docs ...catalog.Document) catalog.Indexer {
+	return func(catalog.WriteVersions) ([]catalog.Document, error) { return docs, nil }
+}
+
 // mustCreate stores a Servico named name with a document of the current
 // version, pending when pending is set.
 func mustCreate(t *testing.T, st *postgres.Store, name string, pending bool, edit func(*catalog.Servico)) *catalog.Servico {
@@ -38,7 +43,7 @@ func mustCreate(t *testing.T, st *postgres.Store, name string, pending bool, edi
 	if !pending {
 		doc.Embedding, doc.Model = []float32{0.6, -0.8, 0.125}, "test/model"
 	}
-	if err := st.Create(context.Background(), sv, []catalog.Document{doc}); err != nil {
+	if err := st.Create(context.Background(), sv, fixedDocs(doc)); err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
 	return sv
@@ -223,7 +228,7 @@ func TestCompleteEmbeddingYieldsToANewerContent(t *testing.T) {
 	renamed.NomeServico = "Renomeado"
 	doc := catalog.SchemaV2.Document(&renamed)
 	doc.Pending = true
-	if _, err := st.Update(ctx, sv.ID, func(s *catalog.Servico) { s.NomeServico = "Renomeado" }, []catalog.Document{doc}); err != nil {
+	if _, err := st.Update(ctx, sv.ID, func(s *catalog.Servico) { s.NomeServico = "Renomeado" }, fixedDocs(doc)); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.CompleteEmbedding(ctx, claimed[0], []float32{1, 0, 0}, "test/model"); err != nil {
