@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -15,25 +16,89 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
+// DefaultVersionTable is the goose version table of the unnamed set: the
+// program's own migrations.
+const DefaultVersionTable = "goose_db_version"
+
+// Set is one group of goose SQL migrations (files at the root of FS) with its
+// own version history, so a shared component can own its schema beside the
+// program's: Set{Name: "idempotency"} records its versions in
+// goose_idempotency, while the unnamed set uses goose_db_version.
+type Set struct {
+	Name string
+	FS   fs.FS
+}
+
+// setName keeps a set's version table a plain, unquoted SQL identifier.
+var setName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,56}$`)
+
+// VersionTable returns the table that records which migrations of s are applied.
+func (s Set) VersionTable() string {
+	if s.Name == "" {
+		return DefaultVersionTable
+	}
+	return "goose_" + s.Name
+}
+
+// validate reports a name that cannot form a version table.
+func (s Set) validate() error {
+	if s.Name != "" && !setName.MatchString(s.Name) {
+		return fmt.Errorf("migration set name %q must be lower-case letters, digits and _ (at most 57), starting with a letter", s.Name)
+	}
+	if s.FS == nil {
+		return fmt.Errorf("migration set %q has no files", s.Name)
+	}
+	return nil
+}
+
 // Migrate applies every pending migration of migrations (goose SQL files at
 // its root) to db. Runs from several replicas or processes are serialized by a
 // Postgres advisory lock, so it is safe to run at every start.
 func Migrate(ctx context.Context, db *sql.DB, migrations fs.FS, log *slog.Logger) error {
+	return MigrateSets(ctx, db, log, Set{FS: migrations})
+}
+
+// MigrateSets applies each set in order, each with its own version table and
+// under the same advisory lock as Migrate, so concurrent runners of any set
+// wait for each other.
+func MigrateSets(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Set) error {
+	seen := map[string]bool{}
+	for _, s := range sets {
+		if err := s.validate(); err != nil {
+			return err
+		}
+		if seen[s.VersionTable()] {
+			return fmt.Errorf("migration set %q given twice", s.Name)
+		}
+		seen[s.VersionTable()] = true
+	}
+	for _, s := range sets {
+		if err := migrateSet(ctx, db, s, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrateSet applies the pending migrations of one set.
+func migrateSet(ctx context.Context, db *sql.DB, s Set, log *slog.Logger) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations, goose.WithSessionLocker(locker))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, s.FS,
+		goose.WithSessionLocker(locker), goose.WithTableName(s.VersionTable()))
 	if err != nil {
-		return fmt.Errorf("migration provider: %w", err)
+		return fmt.Errorf("migration provider of %s: %w", s.VersionTable(), err)
 	}
 	results, err := p.Up(ctx)
 	if err != nil {
-		return fmt.Errorf("apply migrations: %w", err)
+		return fmt.Errorf("apply migrations of %s: %w", s.VersionTable(), err)
 	}
 	for _, r := range results {
 		if log != nil {
-			log.InfoContext(ctx, "migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration.String())
+			log.InfoContext(ctx, "migration applied", "set", s.VersionTable(), "version", r.Source.Version,
+				"file", r.Source.Path, "duration", r.Duration.String())
 		}
 	}
 	return nil

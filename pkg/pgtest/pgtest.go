@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -46,13 +47,14 @@ var (
 )
 
 // NewURL returns the URL of a fresh database holding every migration of
-// migrations, dropped when tb ends. It fails the test (never skips) when
-// Postgres is unreachable.
-func NewURL(tb testing.TB, migrations fs.FS) string {
+// migrations (the program's own set) and then of each extra set, such as a
+// shared component's, dropped when tb ends. It fails the test (never skips)
+// when Postgres is unreachable.
+func NewURL(tb testing.TB, migrations fs.FS, extra ...pg.Set) string {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tpl, err := template(ctx, migrations)
+	tpl, err := template(ctx, append([]pg.Set{{FS: migrations}}, extra...))
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
@@ -76,9 +78,9 @@ func NewURL(tb testing.TB, migrations fs.FS) string {
 }
 
 // NewDB is NewURL opened with pg.Open; the pool is closed when tb ends.
-func NewDB(tb testing.TB, migrations fs.FS) *gorm.DB {
+func NewDB(tb testing.TB, migrations fs.FS, extra ...pg.Set) *gorm.DB {
 	tb.Helper()
-	dsn := NewURL(tb, migrations)
+	dsn := NewURL(tb, migrations, extra...)
 	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 10, MaxIdleConns: 5, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
 	if err != nil {
 		tb.Fatalf("pgtest: open %s: %v", dsn, err)
@@ -87,11 +89,16 @@ func NewDB(tb testing.TB, migrations fs.FS) *gorm.DB {
 	return db
 }
 
-// template returns the name of a database migrated with migrations, creating
-// it once per fingerprint. An advisory lock makes concurrent test binaries
-// (go test runs packages in parallel) wait for one builder.
-func template(ctx context.Context, migrations fs.FS) (string, error) {
-	fp, err := fingerprint(migrations)
+// template returns the name of a database migrated with sets, creating it
+// once per fingerprint. An advisory lock makes concurrent test binaries (go
+// test runs packages in parallel) wait for one builder.
+func template(ctx context.Context, sets []pg.Set) (string, error) {
+	for _, s := range sets {
+		if s.FS == nil {
+			return "", fmt.Errorf("migration set %q has no FS", s.Name)
+		}
+	}
+	fp, err := fingerprint(sets)
 	if err != nil {
 		return "", err
 	}
@@ -123,7 +130,7 @@ func template(ctx context.Context, migrations fs.FS) (string, error) {
 		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{building}.Sanitize()); err != nil {
 			return err
 		}
-		if err := migrate(ctx, databaseURL(building), migrations); err != nil {
+		if err := migrate(ctx, databaseURL(building), sets); err != nil {
 			return fmt.Errorf("migrate template: %w", err)
 		}
 		_, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{building}.Sanitize()+" RENAME TO "+pgx.Identifier{name}.Sanitize())
@@ -136,8 +143,16 @@ func template(ctx context.Context, migrations fs.FS) (string, error) {
 	return name, nil
 }
 
-func migrate(ctx context.Context, dsn string, migrations fs.FS) error {
-	if files, _ := fs.Glob(migrations, "*.sql"); len(files) == 0 {
+// migrate applies every set that holds SQL files; a set without any (an
+// empty FS, for tests of migrating itself) leaves the database untouched.
+func migrate(ctx context.Context, dsn string, sets []pg.Set) error {
+	var nonEmpty []pg.Set
+	for _, s := range sets {
+		if files, _ := fs.Glob(s.FS, "*.sql"); len(files) > 0 {
+			nonEmpty = append(nonEmpty, s)
+		}
+	}
+	if len(nonEmpty) == 0 {
 		return nil
 	}
 	db, err := sql.Open("pgx", dsn)
@@ -145,7 +160,7 @@ func migrate(ctx context.Context, dsn string, migrations fs.FS) error {
 		return err
 	}
 	defer db.Close()
-	return pg.Migrate(ctx, db, migrations, nil)
+	return pg.MigrateSets(ctx, db, nil, nonEmpty...)
 }
 
 // cloneWithRetry copies the template; Postgres refuses while another session
@@ -182,30 +197,41 @@ func databaseURL(name string) string {
 	return u.String()
 }
 
-// fingerprint hashes the names and contents of every migration file, so a
-// changed migration gets a new template.
-func fingerprint(migrations fs.FS) (string, error) {
+// fingerprint hashes the order, names and every file of sets, so a changed
+// migration or set list gets a new template.
+func fingerprint(sets []pg.Set) (string, error) {
+	h := sha256.New()
+	for _, s := range sets {
+		fmt.Fprintf(h, "set\x00%s\x00", s.VersionTable())
+		if err := hashFiles(h, s.FS); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// hashFiles writes the name, size and content of every file of fsys to h.
+func hashFiles(h io.Writer, fsys fs.FS) error {
 	var names []string
-	err := fs.WalkDir(migrations, ".", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			names = append(names, path)
 		}
 		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("read migrations: %w", err)
+		return fmt.Errorf("read migrations: %w", err)
 	}
 	sort.Strings(names)
-	h := sha256.New()
 	for _, n := range names {
-		b, err := fs.ReadFile(migrations, n)
+		b, err := fs.ReadFile(fsys, n)
 		if err != nil {
-			return "", err
+			return err
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
-		h.Write(b)
+		_, _ = h.Write(b)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return nil
 }
 
 func randomHex(n int) string {
