@@ -51,32 +51,41 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // admit verifies the bearer token and applies the rate limits, setting their
-// headers on w whatever the outcome. An address that already sent too many
-// requests without a valid token is refused before its token is looked at,
-// so a flood never reaches the identity provider.
+// headers on w whatever the outcome.
 func (h *handler) admit(w http.ResponseWriter, r *http.Request, src clientip.Source) (*auth.Claims, error) {
-	ctx := r.Context()
-	ip := clientip.Key(src.Addr)
-	if h.limits != nil {
-		if d := h.limits.PeekIP(ctx, ip); d.Reached() {
-			return nil, tooMany(w, d)
+	claims, ok := h.tokens.Cached(r)
+	if !ok {
+		var err error
+		if claims, err = h.authenticate(w, r, src); err != nil {
+			return nil, err
 		}
 	}
-	claims, err := h.tokens.Authenticate(r)
-	if err != nil {
-		if h.limits != nil {
-			h.limits.CountIP(ctx, ip).SetHeaders(w.Header(), time.Now())
-		}
-		return nil, err
-	}
 	if h.limits != nil {
-		d := h.limits.CountCaller(ctx, claims.ClientID, claims.Department)
+		d := h.limits.CountCaller(r.Context(), claims.ClientID, claims.Department)
 		if d.Reached() {
 			return nil, tooMany(w, d)
 		}
 		d.SetHeaders(w.Header(), time.Now())
 	}
 	return claims, nil
+}
+
+// authenticate verifies a token the gateway has not seen. An address that
+// already sent too many requests without a valid token is refused before its
+// token is looked at, so a flood never reaches the identity provider; a
+// failure counts against the address.
+func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, src clientip.Source) (*auth.Claims, error) {
+	ip := clientip.Key(src.Addr)
+	if h.limits != nil {
+		if d := h.limits.PeekIP(r.Context(), ip); d.Reached() {
+			return nil, tooMany(w, d)
+		}
+	}
+	claims, err := h.tokens.Authenticate(r)
+	if err != nil && h.limits != nil {
+		h.limits.CountIP(r.Context(), ip).SetHeaders(w.Header(), time.Now())
+	}
+	return claims, err
 }
 
 // checkRequest refuses what an admitted request cannot be forwarded with:

@@ -33,26 +33,39 @@ func newTokenCache(verifier authenticator, maxEntries int) *tokenCache {
 	return &tokenCache{verifier: verifier, max: maxEntries, now: time.Now, entries: map[[sha256.Size]byte]*auth.Claims{}}
 }
 
-// Authenticate returns the claims of r's bearer token, from the cache when
-// the same header was verified before and its token has not expired.
-func (c *tokenCache) Authenticate(r *http.Request) (*auth.Claims, error) {
-	values := r.Header.Values("Authorization")
-	if c.max == 0 || len(values) != 1 {
-		return c.verifier.Authenticate(r)
+// Cached returns the claims of r's bearer token when the same header was
+// verified before and its token has not expired; it costs no cryptography.
+func (c *tokenCache) Cached(r *http.Request) (*auth.Claims, bool) {
+	key, ok := c.key(r)
+	if !ok {
+		return nil, false
 	}
-	key := sha256.Sum256([]byte(values[0]))
 	c.mu.RLock()
 	claims, ok := c.entries[key]
 	c.mu.RUnlock()
-	if ok && c.now().Before(claims.Expiry) {
-		return claims, nil
-	}
+	return claims, ok && c.now().Before(claims.Expiry)
+}
+
+// Authenticate verifies r's bearer token and remembers the claims.
+func (c *tokenCache) Authenticate(r *http.Request) (*auth.Claims, error) {
 	claims, err := c.verifier.Authenticate(r)
 	if err != nil {
 		return nil, err
 	}
-	c.store(key, claims)
+	if key, ok := c.key(r); ok {
+		c.store(key, claims)
+	}
 	return claims, nil
+}
+
+// key hashes r's single Authorization header; requests with none or several
+// are never cached.
+func (c *tokenCache) key(r *http.Request) ([sha256.Size]byte, bool) {
+	values := r.Header.Values("Authorization")
+	if c.max == 0 || len(values) != 1 {
+		return [sha256.Size]byte{}, false
+	}
+	return sha256.Sum256([]byte(values[0])), true
 }
 
 // store adds claims, first dropping expired entries when the cache is full,
