@@ -52,6 +52,9 @@ type Response struct {
 	RequestID string
 	// IdempotencyKey is the key the request carried, if any.
 	IdempotencyKey string
+	// Replayed reports that the service answered with the stored response
+	// to an earlier request with the same Idempotency-Key.
+	Replayed bool
 	// Attempts is how many times the request was sent.
 	Attempts int
 }

@@ -9,6 +9,10 @@ import (
 // repeat: the service answers a replay with the original status and body.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
+// ReplayedHeader marks an answer that a service replayed for a repeated
+// Idempotency-Key instead of applying the request again.
+const ReplayedHeader = "Idempotent-Replayed"
+
 // Option adjusts one request.
 type Option func(*request)
 

@@ -85,7 +85,7 @@ func TestDoPassesRawBodiesThrough(t *testing.T) {
 	t.Parallel()
 	reset := time.Now().Add(30 * time.Second).Unix()
 	s := newScript(reply{status: http.StatusCreated, body: map[string]any{"id": 1, "nome": "Saúde"}, header: map[string]string{
-		"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "12", "X-RateLimit-Reset": strconv.FormatInt(reset, 10), "X-Request-ID": "req-1",
+		"X-RateLimit-Limit": "600", "X-RateLimit-Remaining": "12", "X-RateLimit-Reset": strconv.FormatInt(reset, 10), "X-Request-ID": "req-1", "Idempotent-Replayed": "true",
 	}})
 	a := newAPI(t, routeAll(s))
 	c := mustClient(t, a.config(t, devidptest.JobsAdmin))
@@ -105,8 +105,8 @@ func TestDoPassesRawBodiesThrough(t *testing.T) {
 		t.Errorf("out = %s, want the raw answer", out)
 	}
 	rl := resp.RateLimit
-	if resp.StatusCode != 201 || resp.Attempts != 1 || !rl.Present || rl.Limit != 600 || rl.Remaining != 12 || rl.Reset.Unix() != reset || resp.RequestID != "req-1" {
-		t.Errorf("response = %+v, want 201 with the rate-limit headers and request id", resp)
+	if resp.StatusCode != 201 || resp.Attempts != 1 || !rl.Present || rl.Limit != 600 || rl.Remaining != 12 || rl.Reset.Unix() != reset || resp.RequestID != "req-1" || !resp.Replayed {
+		t.Errorf("response = %+v, want a replayed 201 with the rate-limit headers and request id", resp)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -128,6 +129,7 @@ func (c *Client) newResponse(hresp *http.Response, r *request) *Response {
 		RateLimit:      parseRateLimit(hresp.Header, c.cfg.Now()),
 		RequestID:      hresp.Header.Get(requestid.Header),
 		IdempotencyKey: r.header.Get(IdempotencyKeyHeader),
+		Replayed:       strings.EqualFold(hresp.Header.Get(ReplayedHeader), "true"),
 	}
 }
 

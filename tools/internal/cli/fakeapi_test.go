@@ -35,6 +35,7 @@ type fakeAPI struct {
 	replays  map[string]stored // by client and Idempotency-Key
 	throttle int               // POSTs still to answer with 429
 	posts    int               // POSTs received, replays and 429s included
+	onPost   func(n int)       // called under mu with the count of every POST
 }
 
 type stored struct {
@@ -49,7 +50,7 @@ var required = map[string]string{
 	"empresas": "nome", "orgaos": "nome", "cursos": "title",
 }
 
-func newFakeAPI(t *testing.T) *fakeAPI {
+func newFakeAPI(t testing.TB) *fakeAPI {
 	t.Helper()
 	f := &fakeAPI{idp: devidptest.Start(t), items: map[string][]map[string]any{}, replays: map[string]stored{}}
 	e := server.NewGin()
@@ -109,12 +110,16 @@ func (f *fakeAPI) create(c *gin.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.posts++
+	if f.onPost != nil {
+		f.onPost(f.posts)
+	}
 	if f.throttle > 0 {
 		f.throttle--
 		problem.Abort(c, problem.Errorf(problem.ERATELIMIT, "slow down").WithHeader("Retry-After", "0"))
 		return
 	}
 	if s, ok := f.replays[key]; ok && c.GetHeader("Idempotency-Key") != "" {
+		c.Header("Idempotent-Replayed", "true")
 		c.Data(s.status, "application/json", s.body)
 		return
 	}
@@ -228,7 +233,7 @@ func (f *fakeAPI) postCount() int {
 }
 
 // env returns the variables that point the command at f as clientID.
-func (f *fakeAPI) env(t *testing.T, clientID string) map[string]string {
+func (f *fakeAPI) env(t testing.TB, clientID string) map[string]string {
 	t.Helper()
 	rc, ok := f.idp.Realm().Client(clientID)
 	if !ok {

@@ -1,7 +1,9 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,7 +36,7 @@ func TestImportCreatesEveryGoodLineAndReportsTheRest(t *testing.T) {
 
 	r := run(t, env, "", "import", "--concurrency", "3", path)
 	r.want(t, 1,
-		"servicos from "+path+": 4 created, 3 failed, 7 lines",
+		"servicos from "+path+": 4 created (0 by an earlier run), 3 failed, 7 lines",
 		"201 Created 4", "422 Unprocessable Entity 1", "invalid line 2",
 		"LINE ERROR", "3 not valid JSON", "5 the request has invalid fields; resumo: must be at most 350 characters [request_id", "7 not a JSON object",
 		"stderr:importing servicos", "stderr:3 of 7 lines failed")
@@ -48,9 +50,9 @@ func TestImportCreatesEveryGoodLineAndReportsTheRest(t *testing.T) {
 	r = run(t, env, "", "import", "--json", "--no-progress", path)
 	r.want(t, 1)
 	var s struct {
-		Created, Failed, Total int
-		ByStatus               map[string]int `json:"by_status"`
-		Failures               []struct {
+		Created, Replayed, Failed, Total int
+		ByStatus                         map[string]int `json:"by_status"`
+		Failures                         []struct {
 			Line   int
 			Status int
 		}
@@ -58,7 +60,7 @@ func TestImportCreatesEveryGoodLineAndReportsTheRest(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
 		t.Fatalf("--json summary %q: %v", r.stdout, err)
 	}
-	if s.Created != 4 || s.Failed != 3 || s.ByStatus["201 Created"] != 4 || len(s.Failures) != 3 || s.Failures[1].Line != 5 || s.Failures[1].Status != 422 {
+	if s.Created != 4 || s.Replayed != 4 || s.Failed != 3 || s.ByStatus["201 Created"] != 4 || len(s.Failures) != 3 || s.Failures[1].Line != 5 || s.Failures[1].Status != 422 {
 		t.Errorf("summary = %+v, want the same outcome as the first run", s)
 	}
 	if n := api.count("services"); n != 4 {
@@ -74,7 +76,7 @@ func TestImportReadsStandardInputAndNamedResources(t *testing.T) {
 	api := newFakeAPI(t)
 	env := api.env(t, devidptest.JobsAdmin)
 	stdin := `{"nivel": "Fundamental"}` + "\n" + `{"nivel": "Médio"}` + "\r\n"
-	run(t, env, stdin, "import", "--resource", "escolaridades", "-").want(t, 0, "escolaridades from -: 2 created, 0 failed, 2 lines")
+	run(t, env, stdin, "import", "--resource", "escolaridades", "-").want(t, 0, "escolaridades from -: 2 created (0 by an earlier run), 0 failed, 2 lines")
 	if n := api.count("escolaridades"); n != 2 {
 		t.Errorf("escolaridades = %d, want 2", n)
 	}
@@ -112,8 +114,30 @@ func TestImportSkipsOverlongLinesAndGoesOn(t *testing.T) {
 	long := `{"nome": "` + strings.Repeat("x", 1<<20) + `"}`
 	stdin := long + "\n" + `{"nome": "ACME"}` + "\n"
 	run(t, env, stdin, "import", "--resource", "empresas", "--no-progress", "-").
-		want(t, 1, "1 created, 1 failed, 2 lines", "1 longer than 1048576 bytes")
+		want(t, 1, "1 created (0 by an earlier run), 1 failed, 2 lines", "1 longer than 1048576 bytes")
 	if n := api.count("empresas"); n != 1 {
 		t.Errorf("empresas = %d, want only the short line", n)
+	}
+}
+
+func TestImportStopsWhenInterrupted(t *testing.T) {
+	t.Parallel()
+	api := newFakeAPI(t)
+	env := api.env(t, devidptest.JobsAdmin)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	api.onPost = func(n int) {
+		if n == 3 {
+			cancel()
+		}
+	}
+	var lines []string
+	for i := range 500 {
+		lines = append(lines, fmt.Sprintf(`{"nome": "Empresa %d"}`, i))
+	}
+	r := runContext(ctx, env, strings.Join(lines, "\n"), "import", "--resource", "empresas", "--concurrency", "1", "--no-progress", "-")
+	r.want(t, 1, "stderr:import interrupted after")
+	if n := api.postCount(); n >= 10 {
+		t.Errorf("POSTs = %d; the import went on after the interruption", n)
 	}
 }

@@ -21,6 +21,7 @@ type outcome struct {
 	line   int
 	status int  // the API's answer; 0 when none came
 	local  bool // the line was not sent: err says what is wrong with it
+	replay bool // the service answered with the stored result of an earlier import
 	id     string
 	err    error
 }
@@ -78,7 +79,7 @@ func importOne(ctx context.Context, c *client.Client, r resource, rec record) ou
 		client.WithIdempotencyKey(importKey(r.name, rec)))
 	o := outcome{line: rec.line, status: client.StatusOf(err), err: err}
 	if err == nil {
-		o.status, o.id = resp.StatusCode, createdID(out)
+		o.status, o.replay, o.id = resp.StatusCode, resp.Replayed, createdID(out)
 	}
 	return o
 }

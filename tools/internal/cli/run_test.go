@@ -17,10 +17,15 @@ type result struct {
 
 // run executes the command in-process with env as its variables and
 // stdin as its standard input.
-func run(t *testing.T, env map[string]string, stdin string, args ...string) result {
+func run(t testing.TB, env map[string]string, stdin string, args ...string) result {
 	t.Helper()
+	return runContext(context.Background(), env, stdin, args...)
+}
+
+// runContext is run under ctx.
+func runContext(ctx context.Context, env map[string]string, stdin string, args ...string) result {
 	var out, errb bytes.Buffer
-	code := cli.Main(context.Background(), args, cli.Env{
+	code := cli.Main(ctx, args, cli.Env{
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return env[k] },
 	})

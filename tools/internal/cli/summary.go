@@ -21,6 +21,7 @@ type summary struct {
 	File     string         `json:"file"`
 	Total    int            `json:"total"`
 	Created  int            `json:"created"`
+	Replayed int            `json:"replayed"`
 	Failed   int            `json:"failed"`
 	ByStatus map[string]int `json:"by_status"`
 	Failures []failure      `json:"failures"`
@@ -45,6 +46,9 @@ func (s *summary) add(o outcome) {
 	s.ByStatus[outcomeClass(o)]++
 	if o.err == nil {
 		s.Created++
+		if o.replay {
+			s.Replayed++
+		}
 		return
 	}
 	s.Failed++
@@ -62,7 +66,8 @@ func (s *summary) print(p printer) error {
 	if p.json {
 		return json.NewEncoder(p.w).Encode(s)
 	}
-	fmt.Fprintf(p.w, "%s from %s: %d created, %d failed, %d lines\n", s.Resource, clean(s.File, 0), s.Created, s.Failed, s.Total)
+	fmt.Fprintf(p.w, "%s from %s: %d created (%d by an earlier run), %d failed, %d lines\n",
+		s.Resource, clean(s.File, 0), s.Created, s.Replayed, s.Failed, s.Total)
 	classes := make([]string, 0, len(s.ByStatus))
 	for c := range s.ByStatus {
 		classes = append(classes, c)
