@@ -66,6 +66,10 @@ func New(cfg Config, verifier *auth.Verifier, logger *slog.Logger) (*App, error)
 // newLimits opens the Redis client and the fallback store of the limits.
 func (a *App) newLimits(metrics *server.Metrics) (*ratelimit.Limits, error) {
 	rl := a.cfg.RateLimit
+	rates, err := rl.Rates()
+	if err != nil {
+		return nil, err
+	}
 	m, err := ratelimit.NewMetrics(metrics.Registry)
 	if err != nil {
 		return nil, err
@@ -74,7 +78,7 @@ func (a *App) newLimits(metrics *server.Metrics) (*ratelimit.Limits, error) {
 		return nil, err
 	}
 	a.store = ratelimit.NewStore(a.redis, rl.KeyPrefix, a.logger, m)
-	return ratelimit.New(a.store, rl.rates(), m), nil
+	return ratelimit.New(a.store, rates, m), nil
 }
 
 // Handler returns the gateway's handler: probes, metrics and the proxy.

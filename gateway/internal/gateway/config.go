@@ -44,17 +44,18 @@ type OIDCConfig struct {
 	CacheSize int `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
 }
 
-// RateLimitConfig holds the limits and where their counters live.
+// RateLimitConfig holds the limits and where their counters live. Rates are
+// kept as written and parsed by Validate, so that an error names its variable.
 type RateLimitConfig struct {
-	Enabled         bool                `env:"RATE_LIMIT_ENABLED, default=true"`
-	Unauthenticated ratelimit.Rate      `env:"RATE_LIMIT_UNAUTHENTICATED, default=60-M"`
-	PerClient       ratelimit.Rate      `env:"RATE_LIMIT_PER_CLIENT, default=600-M"`
-	PerDepartment   ratelimit.Rate      `env:"RATE_LIMIT_PER_DEPARTMENT, default=3000-M"`
-	Overrides       ratelimit.Overrides `env:"RATE_LIMIT_DEPARTMENT_OVERRIDES"`
-	KeyPrefix       string              `env:"RATE_LIMIT_KEY_PREFIX, default=rl"`
-	RedisURL        string              `env:"REDIS_URL, default=redis://127.0.0.1:6379/0"`
-	RedisTimeout    time.Duration       `env:"REDIS_TIMEOUT, default=250ms"`
-	ProbeInterval   time.Duration       `env:"REDIS_PROBE_INTERVAL, default=1s"`
+	Enabled         bool          `env:"RATE_LIMIT_ENABLED, default=true"`
+	Unauthenticated string        `env:"RATE_LIMIT_UNAUTHENTICATED, default=60-M"`
+	PerClient       string        `env:"RATE_LIMIT_PER_CLIENT, default=600-M"`
+	PerDepartment   string        `env:"RATE_LIMIT_PER_DEPARTMENT, default=3000-M"`
+	Overrides       string        `env:"RATE_LIMIT_DEPARTMENT_OVERRIDES"`
+	KeyPrefix       string        `env:"RATE_LIMIT_KEY_PREFIX, default=rl"`
+	RedisURL        string        `env:"REDIS_URL, default=redis://127.0.0.1:6379/0"`
+	RedisTimeout    time.Duration `env:"REDIS_TIMEOUT, default=250ms"`
+	ProbeInterval   time.Duration `env:"REDIS_PROBE_INTERVAL, default=1s"`
 }
 
 // LoadConfig reads the configuration from l (the environment in
@@ -89,17 +90,31 @@ func (c Config) Validate() error {
 	case rl.Enabled && (rl.RedisTimeout <= 0 || rl.ProbeInterval <= 0 || rl.KeyPrefix == ""):
 		return errors.New("REDIS_TIMEOUT and REDIS_PROBE_INTERVAL must be positive and RATE_LIMIT_KEY_PREFIX set")
 	}
-	return nil
+	_, err := rl.Rates()
+	return err
 }
 
-// rates returns the limits of c in the form the ratelimit package takes.
-func (c RateLimitConfig) rates() ratelimit.Config {
-	return ratelimit.Config{
-		Unauthenticated: c.Unauthenticated,
-		PerClient:       c.PerClient,
-		PerDepartment:   c.PerDepartment,
-		Overrides:       c.Overrides,
+// Rates parses the limits of c, naming the variable of any bad value.
+func (c RateLimitConfig) Rates() (ratelimit.Config, error) {
+	var out ratelimit.Config
+	var err error
+	for _, r := range []struct {
+		name string
+		in   string
+		into *ratelimit.Rate
+	}{
+		{"RATE_LIMIT_UNAUTHENTICATED", c.Unauthenticated, &out.Unauthenticated},
+		{"RATE_LIMIT_PER_CLIENT", c.PerClient, &out.PerClient},
+		{"RATE_LIMIT_PER_DEPARTMENT", c.PerDepartment, &out.PerDepartment},
+	} {
+		if *r.into, err = ratelimit.ParseRate(r.in); err != nil {
+			return out, fmt.Errorf("%s: %w", r.name, err)
+		}
 	}
+	if out.Overrides, err = ratelimit.ParseOverrides(c.Overrides); err != nil {
+		return out, fmt.Errorf("RATE_LIMIT_DEPARTMENT_OVERRIDES: %w", err)
+	}
+	return out, nil
 }
 
 // VerifierConfig returns the auth.Config of the identity provider c names.

@@ -19,9 +19,9 @@ func TestLoadConfigDefaults(t *testing.T) {
 	checks := []struct{ what, got, want string }{
 		{"listen address", cfg.HTTP.Addr, ":8080"},
 		{"routes", cfg.Routes.String(), "/go/v1=http://127.0.0.1:8082,/search=http://127.0.0.1:8081"},
-		{"unauthenticated rate", cfg.RateLimit.Unauthenticated.String(), "60-M"},
-		{"client rate", cfg.RateLimit.PerClient.String(), "600-M"},
-		{"department rate", cfg.RateLimit.PerDepartment.String(), "3000-M"},
+		{"unauthenticated rate", cfg.RateLimit.Unauthenticated, "60-M"},
+		{"client rate", cfg.RateLimit.PerClient, "600-M"},
+		{"department rate", cfg.RateLimit.PerDepartment, "3000-M"},
 		{"redis", cfg.RateLimit.RedisURL, "redis://127.0.0.1:6379/0"},
 		{"issuer", cfg.OIDC.IssuerURL, "http://127.0.0.1:8090/auth/realms/municipal"},
 		{"audience", cfg.OIDC.Audience, "api-gateway"},
@@ -44,6 +44,7 @@ func TestLoadConfigRejects(t *testing.T) {
 	}{
 		{"a malformed rate", map[string]string{"RATE_LIMIT_PER_CLIENT": "lots"}},
 		{"a zero rate", map[string]string{"RATE_LIMIT_UNAUTHENTICATED": "0-M"}},
+		{"a malformed department rate", map[string]string{"RATE_LIMIT_PER_DEPARTMENT": "5-W"}},
 		{"a malformed override", map[string]string{"RATE_LIMIT_DEPARTMENT_OVERRIDES": "educacao"}},
 		{"an empty routing table", map[string]string{"ROUTES": ","}},
 		{"a route to a non-http upstream", map[string]string{"ROUTES": "/a=file:///etc"}},

@@ -22,16 +22,6 @@ func ParseRate(s string) (Rate, error) {
 	return Rate{r}, nil
 }
 
-// EnvDecode lets go-envconfig read a Rate.
-func (r *Rate) EnvDecode(val string) error {
-	parsed, err := ParseRate(val)
-	if err != nil {
-		return err
-	}
-	*r = parsed
-	return nil
-}
-
 // String returns the rate in the form it was written.
 func (r Rate) String() string { return r.Formatted }
 
@@ -60,14 +50,4 @@ func ParseOverrides(s string) (Overrides, error) {
 		out[dept] = r
 	}
 	return out, nil
-}
-
-// EnvDecode lets go-envconfig read Overrides.
-func (o *Overrides) EnvDecode(val string) error {
-	parsed, err := ParseOverrides(val)
-	if err != nil {
-		return err
-	}
-	*o = parsed
-	return nil
 }
