@@ -55,7 +55,10 @@ func (c *Client) newRequest(method, area, path string, in any, opts []Option) (*
 	if r.method == http.MethodPost && !c.cfg.DisableIdempotencyKeys && r.header.Get(IdempotencyKeyHeader) == "" {
 		r.header.Set(IdempotencyKeyHeader, uuid.NewString())
 	}
-	return r, r.setURL(base, rawPath)
+	if err := r.setURL(base, rawPath); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 func (r *request) addQuery(raw string) error {

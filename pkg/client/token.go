@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -14,7 +15,7 @@ import (
 // expiry margin). Callers wait for one fetch at a time.
 type tokenCache struct {
 	conf *clientcredentials.Config
-	ctx  func(context.Context) context.Context
+	http *http.Client
 
 	mu  sync.Mutex
 	tok *oauth2.Token
@@ -30,9 +31,7 @@ func newTokenCache(cfg Config) *tokenCache {
 			// The API document sends client_id and client_secret in the form body.
 			AuthStyle: oauth2.AuthStyleInParams,
 		},
-		ctx: func(ctx context.Context) context.Context {
-			return context.WithValue(ctx, oauth2.HTTPClient, cfg.HTTPClient)
-		},
+		http: cfg.HTTPClient,
 	}
 }
 
@@ -43,7 +42,7 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 	if c.tok.Valid() {
 		return c.tok, nil
 	}
-	tok, err := c.conf.Token(c.ctx(ctx))
+	tok, err := c.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, c.http))
 	if err != nil {
 		return nil, fmt.Errorf("get an access token for %s: %w", c.conf.ClientID, err)
 	}
