@@ -21,6 +21,9 @@ type Config struct {
 	OIDC      OIDCConfig
 	Embedding embedding.Config
 	Reembed   catalog.ReembedConfig
+	Search    catalog.SearchConfig
+	Index     catalog.VectorSyncConfig
+	Migration catalog.MigrationConfig
 }
 
 // OIDCConfig locates the identity provider whose tokens are accepted.
@@ -50,5 +53,6 @@ func loadConfigFrom(ctx context.Context, env envconfig.Lookuper) (Config, error)
 	if err != nil {
 		return cfg, fmt.Errorf("read configuration: %w", err)
 	}
-	return cfg, errors.Join(cfg.HTTP.Validate(), cfg.Database.Validate(), cfg.Reembed.Validate())
+	return cfg, errors.Join(cfg.HTTP.Validate(), cfg.Database.Validate(), cfg.Reembed.Validate(),
+		cfg.Search.Validate(), cfg.Index.Validate(), cfg.Migration.Validate())
 }

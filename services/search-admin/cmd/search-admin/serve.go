@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 
+	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/errgroup"
+	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/pg"
@@ -16,7 +19,8 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/postgres"
 )
 
-// serve runs the HTTP API and the re-embed worker until ctx is done.
+// serve runs the HTTP API, the re-embed worker, the vector sync and the
+// migration runner until ctx is done.
 func serve(ctx context.Context, cfg Config) error {
 	logger := server.NewLogger(os.Stderr, cfg.Log)
 	db, err := pg.Open(ctx, cfg.Database, logger)
@@ -34,22 +38,65 @@ func serve(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("embedding provider: %w", err)
 	}
-	store, schemas := postgres.New(db), catalog.DefaultRegistry()
-	worker := catalog.NewReembedder(store, schemas, provider, cfg.Reembed, logger)
-	engine := server.NewGin()
-	apihttp.Routes(engine, catalog.NewService(store, schemas, provider, logger), verifier)
+	app, err := wire(ctx, cfg, db, provider, verifier, logger)
+	if err != nil {
+		return err
+	}
 	h := server.Handler(server.Options{
-		Logger: logger, Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+		Logger: logger, Metrics: server.NewMetrics(), App: app.engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Checks: []server.Check{
 			{Name: "postgres", Critical: true, Probe: pg.Ping(db)},
 			{Name: "oidc", Critical: false, Probe: verifier.Ping},
 		},
 	})
-	logger.InfoContext(ctx, "starting", "embedding_model", provider.Model())
+	logger.InfoContext(ctx, "starting", "embedding_model", provider.Model(), "migration_holder", app.holder)
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return worker.Run(ctx) })
+	g.Go(func() error { return app.reembed.Run(ctx) })
+	g.Go(func() error { return app.vectors.Run(ctx) })
+	g.Go(func() error { return app.migrator.Run(ctx) })
 	g.Go(func() error {
 		return server.Run(ctx, server.New(cfg.HTTP, h, logger), cfg.HTTP.ShutdownTimeout, logger)
 	})
 	return g.Wait()
+}
+
+// components are the wired parts serve runs.
+type components struct {
+	engine   *gin.Engine
+	reembed  *catalog.Reembedder
+	vectors  *catalog.VectorSync
+	migrator *catalog.Migrator
+	holder   string
+}
+
+// wire builds the domain services on db and loads the vector index, so the
+// first search does not wait for it.
+func wire(ctx context.Context, cfg Config, db *gorm.DB, provider embedding.Provider, verifier *auth.Verifier, logger *slog.Logger) (*components, error) {
+	store, schemas := postgres.New(db), catalog.DefaultRegistry()
+	index := catalog.NewVectorIndex()
+	vectors := catalog.NewVectorSync(index, store, schemas, cfg.Index, logger)
+	if err := vectors.LoadAll(ctx); err != nil {
+		return nil, err
+	}
+	holder := leaseHolder()
+	migrator := catalog.NewMigrator(store, schemas, provider, cfg.Migration, holder, logger)
+	engine := server.NewGin()
+	apihttp.Routes(engine, apihttp.API{
+		Catalog:  catalog.NewService(store, schemas, provider, logger),
+		Search:   catalog.NewSearcher(store, index, vectors, schemas, provider, cfg.Search, logger),
+		Migrator: migrator, Verifier: verifier,
+	})
+	return &components{
+		engine: engine, reembed: catalog.NewReembedder(store, schemas, provider, cfg.Reembed, logger),
+		vectors: vectors, migrator: migrator, holder: holder,
+	}, nil
+}
+
+// leaseHolder names this process in migration leases: host name and pid.
+func leaseHolder() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +34,10 @@ type testApp struct {
 	store   *postgres.Store
 	idp     *devidptest.IdP
 	tokens  map[string]string
+
+	index    *catalog.VectorIndex
+	sync     *catalog.VectorSync
+	migrator *catalog.Migrator
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -59,20 +64,63 @@ func openDB(t testing.TB, dsn string) *gorm.DB {
 	return db
 }
 
+// testConfig holds the tunables tests use: short leases and polls so
+// takeovers happen within a test, quick index rechecks.
+var testConfig = struct {
+	search    catalog.SearchConfig
+	sync      catalog.VectorSyncConfig
+	migration catalog.MigrationConfig
+}{
+	search:    catalog.SearchConfig{MinSimilarity: 0.2, Candidates: 200},
+	sync:      catalog.VectorSyncConfig{Recheck: 500 * time.Millisecond, MaxTargeted: 500},
+	migration: catalog.MigrationConfig{LeaseTTL: 1500 * time.Millisecond, Poll: 100 * time.Millisecond, BatchSize: 250, RetryDelay: 100 * time.Millisecond},
+}
+
 // newAppOn wires the service the way serve does, on db, trusting idp and
-// embedding with emb.
+// embedding with emb; its vector sync and migration runner run until t ends.
 func newAppOn(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedder) *testApp {
 	t.Helper()
-	store := postgres.New(db)
-	svc := catalog.NewService(store, catalog.DefaultRegistry(), emb, quiet)
+	app := wireApp(t, db, idp, emb, "replica-"+t.Name())
+	app.runBackground(context.Background())
+	return app
+}
+
+// wireApp builds an instance without starting its background loops.
+func wireApp(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedder, holder string) *testApp {
+	t.Helper()
+	store, schemas := postgres.New(db), catalog.DefaultRegistry()
+	index := catalog.NewVectorIndex()
+	vsync := catalog.NewVectorSync(index, store, schemas, testConfig.sync, quiet)
+	if err := vsync.LoadAll(context.Background()); err != nil {
+		t.Fatalf("load vectors: %v", err)
+	}
+	migrator := catalog.NewMigrator(store, schemas, emb, testConfig.migration, holder, quiet)
 	engine := server.NewGin()
-	apihttp.Routes(engine, svc, idp.Verifier(t))
+	apihttp.Routes(engine, apihttp.API{
+		Catalog:  catalog.NewService(store, schemas, emb, quiet),
+		Search:   catalog.NewSearcher(store, index, vsync, schemas, emb, testConfig.search, quiet),
+		Migrator: migrator, Verifier: idp.Verifier(t),
+	})
 	h := server.Handler(server.Options{Logger: quiet, Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: 1 << 20})
-	app := &testApp{t: t, handler: h, db: db, store: store, idp: idp, tokens: map[string]string{}}
+	app := &testApp{t: t, handler: h, db: db, store: store, idp: idp, tokens: map[string]string{},
+		index: index, sync: vsync, migrator: migrator}
 	for _, client := range []string{"catalog-admin", "reader", "jobs-admin"} {
 		app.tokens[client] = idp.Token(t, client)
 	}
 	return app
+}
+
+// runBackground runs the vector sync and the migration runner until parent
+// is done or the test ends, and returns a function that stops them and
+// waits until they have (as a dying replica would).
+func (a *testApp) runBackground(parent context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = a.sync.Run(ctx) })
+	wg.Go(func() { _ = a.migrator.Run(ctx) })
+	stop = func() { cancel(); wg.Wait() }
+	a.t.Cleanup(stop)
+	return stop
 }
 
 // token returns the access token of a dev realm client fetched at start, so

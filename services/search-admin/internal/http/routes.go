@@ -11,20 +11,38 @@ import (
 
 // Scopes of the search-admin API (DECISIONS §2).
 const (
-	ScopeServicesRead   = "search:services:read"
-	ScopeServicesWrite  = "search:services:write"
-	ScopeMigrationsRead = "search:migrations:read"
+	ScopeServicesRead    = "search:services:read"
+	ScopeServicesWrite   = "search:services:write"
+	ScopeMigrationsRead  = "search:migrations:read"
+	ScopeMigrationsWrite = "search:migrations:write"
+	ScopeSearch          = "search:read"
 )
 
-// ServicesPath is the collection of Servicos; Location headers point below it.
-const ServicesPath = "/api/v1/admin/services"
+// Paths that answers point to.
+const (
+	// ServicesPath is the collection of Servicos; Location headers point below it.
+	ServicesPath = "/api/v1/admin/services"
+	// MigrationStatusPath reports the running migration; a started one points to it.
+	MigrationStatusPath = "/api/v1/admin/migration/status"
+)
 
-// Routes registers the API on e: every /api/v1 route behind verifier and
-// its scope, and /openapi.json without a token.
-func Routes(e *gin.Engine, svc *catalog.Service, verifier *auth.Verifier) {
-	h := &handler{svc: svc}
+// API is what the routes serve.
+type API struct {
+	Catalog  *catalog.Service
+	Search   *catalog.Searcher
+	Migrator *catalog.Migrator
+	Verifier *auth.Verifier
+}
+
+// Routes registers the API on e: every /api/v1 route behind the token
+// verifier and its scope, and /openapi.json without a token.
+func Routes(e *gin.Engine, api API) {
+	h := &handler{svc: api.Catalog, searcher: api.Search, migrator: api.Migrator}
 	read, write := auth.RequireScope(ScopeServicesRead), auth.RequireScope(ScopeServicesWrite)
-	admin := e.Group("/api/v1/admin", auth.Middleware(verifier))
+	migRead, migWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
+	v1 := e.Group("/api/v1", auth.Middleware(api.Verifier))
+	v1.GET("/search", auth.RequireScope(ScopeSearch), h.search)
+	admin := v1.Group("/admin")
 	admin.GET("/services", read, h.list)
 	admin.POST("/services", write, h.create)
 	admin.GET("/services/:id", read, h.get)
@@ -32,10 +50,16 @@ func Routes(e *gin.Engine, svc *catalog.Service, verifier *auth.Verifier) {
 	admin.DELETE("/services/:id", write, h.delete)
 	admin.POST("/services/:id/publish", write, h.setStatus(catalog.StatusPublished))
 	admin.POST("/services/:id/unpublish", write, h.setStatus(catalog.StatusDraft))
-	admin.GET("/migration/schemas", auth.RequireScope(ScopeMigrationsRead), h.schemas)
+	admin.GET("/migration/schemas", migRead, h.schemas)
+	admin.GET("/migration/status", migRead, h.migrationStatus)
+	admin.GET("/migration/history", migRead, h.migrationHistory)
+	admin.POST("/migration/start", migWrite, h.startMigration)
+	admin.POST("/migration/rollback", migWrite, h.rollbackMigration)
 	e.GET("/openapi.json", serveOpenAPI)
 }
 
 type handler struct {
-	svc *catalog.Service
+	svc      *catalog.Service
+	searcher *catalog.Searcher
+	migrator *catalog.Migrator
 }

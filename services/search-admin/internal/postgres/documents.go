@@ -25,19 +25,23 @@ ON CONFLICT (servico_id, schema_version) DO UPDATE SET
     embedding_pending = EXCLUDED.embedding_pending, embed_attempts = 0,
     next_attempt_at = EXCLUDED.next_attempt_at, last_error = EXCLUDED.last_error, updated_at = now()`
 
+// documentArgs are the named arguments of upsertDocument for d of the Servico id.
+func documentArgs(id string, d catalog.Document) map[string]any {
+	var emb vector
+	if !d.Pending {
+		emb = d.Embedding
+	}
+	return map[string]any{
+		"id": id, "version": d.SchemaVersion, "content": d.Content,
+		"a": d.Weighted[0], "b": d.Weighted[1], "c": d.Weighted[2], "d": d.Weighted[3],
+		"embedding": emb, "model": d.Model, "pending": d.Pending, "error": d.LastError,
+	}
+}
+
 // saveDocuments writes docs of the Servico id inside tx.
 func saveDocuments(tx *gorm.DB, id string, docs []catalog.Document) error {
 	for _, d := range docs {
-		var emb vector
-		if !d.Pending {
-			emb = d.Embedding
-		}
-		err := tx.Exec(upsertDocument, map[string]any{
-			"id": id, "version": d.SchemaVersion, "content": d.Content,
-			"a": d.Weighted[0], "b": d.Weighted[1], "c": d.Weighted[2], "d": d.Weighted[3],
-			"embedding": emb, "model": d.Model, "pending": d.Pending, "error": d.LastError,
-		}).Error
-		if err != nil {
+		if err := tx.Exec(upsertDocument, documentArgs(id, d)).Error; err != nil {
 			return fmt.Errorf("save %s search document: %w", d.SchemaVersion, err)
 		}
 	}

@@ -1,0 +1,109 @@
+package catalog
+
+import (
+	"cmp"
+	"slices"
+)
+
+// SearchResult is one page of a search.
+type SearchResult struct {
+	Data []Hit      `json:"data"`
+	Meta SearchMeta `json:"meta"`
+}
+
+// SearchMeta describes a search page: how many Servicos matched, which page
+// this is, and which schema version and mode ranked them.
+type SearchMeta struct {
+	Total         int    `json:"total"`
+	Page          int    `json:"page"`
+	PerPage       int    `json:"per_page"`
+	SchemaVersion string `json:"schema_version"`
+	Mode          string `json:"mode"`
+	// Degraded is set when hybrid search could not embed the query and
+	// ranked by keywords alone.
+	Degraded bool `json:"degraded,omitempty"`
+}
+
+// Hit is one Servico found by a search, without its search document, with
+// the score it was ranked by and the score of each ranking that found it.
+type Hit struct {
+	Servico
+	Score  float64   `json:"score"`
+	Scores HitScores `json:"scores"`
+}
+
+// HitScores holds the keyword score (weighted ts_rank plus trigram
+// similarity), the semantic score (cosine similarity) and, in hybrid mode,
+// the fused reciprocal-rank score; a ranking that did not find the hit is null.
+type HitScores struct {
+	Keyword  *float64 `json:"keyword"`
+	Semantic *float64 `json:"semantic"`
+	Fused    *float64 `json:"fused"`
+}
+
+// rankedHit is a Servico id with its scores, before its data is loaded.
+type rankedHit struct {
+	ID     string
+	Score  float64
+	Scores HitScores
+}
+
+// rrfK is the constant of reciprocal rank fusion (Cormack et al., 2009): a
+// hit at rank r of a list adds 1/(rrfK + r).
+const rrfK = 60
+
+// fuseRRF merges two rankings by reciprocal rank fusion, best first, ties
+// broken by id so pages are stable.
+func fuseRRF(keyword, semantic []ScoredID) []rankedHit {
+	byID := make(map[string]*rankedHit, len(keyword)+len(semantic))
+	add := func(list []ScoredID, score func(*HitScores) **float64) {
+		for rank, s := range list {
+			h, ok := byID[s.ID]
+			if !ok {
+				h = &rankedHit{ID: s.ID}
+				byID[s.ID] = h
+			}
+			h.Score += 1 / float64(rrfK+rank+1)
+			v := s.Score
+			*score(&h.Scores) = &v
+		}
+	}
+	add(keyword, func(s *HitScores) **float64 { return &s.Keyword })
+	add(semantic, func(s *HitScores) **float64 { return &s.Semantic })
+	out := make([]rankedHit, 0, len(byID))
+	for _, h := range byID {
+		fused := h.Score
+		h.Scores.Fused = &fused
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, func(a, b rankedHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// single turns one ranking into hits scored by it.
+func single(list []ScoredID, keyword bool) []rankedHit {
+	out := make([]rankedHit, len(list))
+	for i, s := range list {
+		v := s.Score
+		out[i] = rankedHit{ID: s.ID, Score: v}
+		if keyword {
+			out[i].Scores.Keyword = &v
+		} else {
+			out[i].Scores.Semantic = &v
+		}
+	}
+	return out
+}
+
+// pageOf returns the hits of one page of a ranking.
+func pageOf(all []rankedHit, offset, perPage int) []rankedHit {
+	if offset >= len(all) {
+		return nil
+	}
+	return all[offset:min(offset+perPage, len(all))]
+}

@@ -1,0 +1,192 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
+)
+
+// Search modes.
+const (
+	ModeKeyword  = "keyword"
+	ModeSemantic = "semantic"
+	ModeHybrid   = "hybrid"
+)
+
+// maxTerms bounds the words of a query that reach the full-text search.
+const maxTerms = 16
+
+// SearchQuery is a validated public search request.
+type SearchQuery struct {
+	Text    string
+	Mode    string
+	Filter  SearchFilter
+	Page    int
+	PerPage int
+}
+
+// KeywordQuery is what the full-text side of a search asks the store.
+type KeywordQuery struct {
+	Version string
+	// Terms are folded words; the last one also matches as a prefix.
+	Terms []string
+	// Text is the folded query, compared by trigram similarity for typos.
+	Text          string
+	Filter        SearchFilter
+	Limit, Offset int
+}
+
+// SearchStore is the Postgres side of search.
+type SearchStore interface {
+	// CurrentVersion reads the search-schema version search uses now.
+	CurrentVersion(ctx context.Context) (string, error)
+	// KeywordSearch ranks the published Servicos whose version document
+	// matches q, best first, and counts every match.
+	KeywordSearch(ctx context.Context, q KeywordQuery) ([]ScoredID, int, error)
+	// ServicosByID returns the Servicos ids, without documents, in any order.
+	ServicosByID(ctx context.Context, ids []string) ([]Servico, error)
+}
+
+// SearchConfig tunes ranking.
+type SearchConfig struct {
+	// MinSimilarity is the cosine below which a vector is not a semantic match.
+	MinSimilarity float64 `env:"SEARCH_MIN_SIMILARITY, default=0.2"`
+	// Candidates is how many of each ranking hybrid search fuses.
+	Candidates int `env:"SEARCH_HYBRID_CANDIDATES, default=200"`
+}
+
+// Validate reports settings that cannot work.
+func (c SearchConfig) Validate() error {
+	if c.MinSimilarity < -1 || c.MinSimilarity > 1 || c.Candidates <= 0 {
+		return errors.New("SEARCH_MIN_SIMILARITY must be within [-1, 1] and SEARCH_HYBRID_CANDIDATES positive")
+	}
+	return nil
+}
+
+// Searcher answers public searches: keyword ranking in Postgres, semantic
+// ranking over the replica's in-memory vectors, and their fusion.
+type Searcher struct {
+	store    SearchStore
+	index    *VectorIndex
+	sync     *VectorSync
+	schemas  *Registry
+	embedder Embedder
+	cfg      SearchConfig
+	log      *slog.Logger
+}
+
+// NewSearcher wires a Searcher.
+func NewSearcher(store SearchStore, index *VectorIndex, sync *VectorSync, schemas *Registry, embedder Embedder, cfg SearchConfig, log *slog.Logger) *Searcher {
+	return &Searcher{store: store, index: index, sync: sync, schemas: schemas, embedder: embedder, cfg: cfg, log: log}
+}
+
+// Search ranks the published Servicos for q in the current schema version
+// and returns the page q asks for.
+func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
+	version, err := s.store.CurrentVersion(ctx)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res := SearchResult{Meta: SearchMeta{Page: q.Page, PerPage: q.PerPage, SchemaVersion: version, Mode: q.Mode}}
+	offset := (q.Page - 1) * q.PerPage
+	var ranked []rankedHit
+	switch q.Mode {
+	case ModeKeyword:
+		ranked, res.Meta.Total, err = s.keywordPage(ctx, version, q, offset)
+	case ModeSemantic:
+		ranked, res.Meta.Total, err = s.semanticPage(ctx, version, q, offset)
+	default:
+		ranked, res.Meta.Total, res.Meta.Degraded, err = s.hybridPage(ctx, version, q, offset)
+	}
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res.Data, err = s.hits(ctx, ranked)
+	return res, err
+}
+
+// keywordQuery folds q into full-text terms.
+func keywordQuery(version string, q SearchQuery, limit, offset int) KeywordQuery {
+	terms := textnorm.Words(q.Text)
+	if len(terms) > maxTerms {
+		terms = terms[:maxTerms]
+	}
+	return KeywordQuery{Version: version, Terms: terms, Text: textnorm.Fold(q.Text), Filter: q.Filter, Limit: limit, Offset: offset}
+}
+
+func (s *Searcher) keywordPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, error) {
+	ids, total, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, q.PerPage, offset))
+	if err != nil {
+		return nil, 0, err
+	}
+	return single(ids, true), total, nil
+}
+
+func (s *Searcher) semanticPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, error) {
+	ids, total, err := s.nearest(ctx, version, q, offset+q.PerPage)
+	if err != nil {
+		return nil, 0, problem.Wrap(problem.EUNAVAILABLE, err, "semantic ranking is unavailable right now")
+	}
+	return pageOf(single(ids, false), offset, q.PerPage), total, nil
+}
+
+// hybridPage fuses the top candidates of both rankings; when the query
+// cannot be embedded it answers with the keyword ranking alone, degraded.
+func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, bool, error) {
+	kw, _, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, s.cfg.Candidates, 0))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	sem, _, err := s.nearest(ctx, version, q, s.cfg.Candidates)
+	degraded := err != nil
+	if degraded {
+		s.log.WarnContext(ctx, "semantic ranking failed, answering with keyword ranking", "err", err)
+	}
+	fused := fuseRRF(kw, sem)
+	return pageOf(fused, offset, q.PerPage), len(fused), degraded, nil
+}
+
+// nearest embeds the query with version's model and scans the in-memory
+// vectors, reloading them first when they hold another version.
+func (s *Searcher) nearest(ctx context.Context, version string, q SearchQuery, k int) ([]ScoredID, int, error) {
+	schema, ok := s.schemas.Get(version)
+	if !ok {
+		return nil, 0, fmt.Errorf("search schema %q is not defined in this build", version)
+	}
+	if err := s.sync.EnsureVersion(ctx, version); err != nil {
+		return nil, 0, err
+	}
+	vec, err := s.embedder.Embed(ctx, q.Text, schema.Dimensions)
+	if err != nil {
+		return nil, 0, fmt.Errorf("embed the query: %w", err)
+	}
+	ids, total := s.index.Nearest(vec, q.Filter, float32(s.cfg.MinSimilarity), k)
+	return ids, total, nil
+}
+
+// hits loads the Servicos of ranked, in rank order, without their documents.
+func (s *Searcher) hits(ctx context.Context, ranked []rankedHit) ([]Hit, error) {
+	ids := make([]string, len(ranked))
+	for i, r := range ranked {
+		ids[i] = r.ID
+	}
+	found, err := s.store.ServicosByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*Servico, len(found))
+	for i := range found {
+		byID[found[i].ID] = &found[i]
+	}
+	out := make([]Hit, 0, len(ranked))
+	for _, r := range ranked {
+		if sv, ok := byID[r.ID]; ok { // deleted between ranking and loading: skipped
+			out = append(out, Hit{Servico: *sv, Score: r.Score, Scores: r.Scores})
+		}
+	}
+	return out, nil
+}

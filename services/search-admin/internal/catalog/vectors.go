@@ -1,0 +1,149 @@
+package catalog
+
+import (
+	"slices"
+	"sync"
+)
+
+// VectorEntry is what a replica keeps in memory about one Servico for the
+// current schema version: its change_seq (to detect missed changes), whether
+// public search may return it, its filter members and its embedding.
+type VectorEntry struct {
+	ID          string
+	Seq         int64
+	Published   bool
+	AgentOnly   bool
+	TemaGeral   string
+	OrgaoGestor []string
+	// Embedding is nil while the document is missing or pending.
+	Embedding []float32
+}
+
+// Fingerprint summarizes the catalog a vector index reflects: the version,
+// the number of Servicos and the sum of their change_seq. Any create, update
+// or delete changes it, so comparing it with the database's catches a lost
+// change notification.
+type Fingerprint struct {
+	Version string
+	Count   int64
+	SeqSum  int64
+}
+
+// vectorMeta holds the filter members of one searchable slot.
+type vectorMeta struct {
+	agentOnly   bool
+	temaGeral   string
+	orgaoGestor []string
+}
+
+// VectorIndex holds the embeddings of the published Servicos of one schema
+// version in one contiguous slab, so a query is a cache-friendly scan of dot
+// products (the vectors are L2-normalized, so the dot product is the cosine).
+// It is safe for concurrent use: searches share a read lock.
+type VectorIndex struct {
+	mu      sync.RWMutex
+	version string
+	dims    int
+	seqs    map[string]int64 // every Servico, searchable or not
+	seqSum  int64
+	slot    map[string]int // searchable Servico → slot
+	ids     []string
+	meta    []vectorMeta
+	vecs    []float32
+}
+
+// NewVectorIndex returns an empty index that reflects no version yet.
+func NewVectorIndex() *VectorIndex {
+	return &VectorIndex{seqs: map[string]int64{}, slot: map[string]int{}}
+}
+
+// Version returns the schema version the index holds ("" before the first load).
+func (ix *VectorIndex) Version() string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.version
+}
+
+// Fingerprint summarizes what the index holds.
+func (ix *VectorIndex) Fingerprint() Fingerprint {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return Fingerprint{Version: ix.version, Count: int64(len(ix.seqs)), SeqSum: ix.seqSum}
+}
+
+// Len returns the number of searchable vectors.
+func (ix *VectorIndex) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.ids)
+}
+
+// Replace swaps the whole content for entries of version, whose vectors
+// have dims dimensions.
+func (ix *VectorIndex) Replace(version string, dims int, entries []VectorEntry) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.version, ix.dims, ix.seqSum = version, dims, 0
+	ix.seqs = make(map[string]int64, len(entries))
+	ix.slot = make(map[string]int, len(entries))
+	ix.ids, ix.meta, ix.vecs = ix.ids[:0], ix.meta[:0], make([]float32, 0, len(entries)*dims)
+	for _, e := range entries {
+		ix.set(e)
+	}
+}
+
+// Apply updates the entries of a targeted reload: entries are the current
+// state of the Servicos read, and every id of gone no longer exists. It
+// reports false, changing nothing, when version is not the one held, so the
+// caller reloads everything.
+func (ix *VectorIndex) Apply(version string, entries []VectorEntry, gone []string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if version != ix.version {
+		return false
+	}
+	for _, id := range gone {
+		ix.remove(id)
+	}
+	for _, e := range entries {
+		ix.remove(e.ID)
+		ix.set(e)
+	}
+	return true
+}
+
+// set records e; the caller holds the write lock and has removed any
+// previous entry of e.ID.
+func (ix *VectorIndex) set(e VectorEntry) {
+	ix.seqs[e.ID] = e.Seq
+	ix.seqSum += e.Seq
+	if !e.Published || len(e.Embedding) != ix.dims {
+		return
+	}
+	ix.slot[e.ID] = len(ix.ids)
+	ix.ids = append(ix.ids, e.ID)
+	ix.meta = append(ix.meta, vectorMeta{agentOnly: e.AgentOnly, temaGeral: e.TemaGeral, orgaoGestor: slices.Clone(e.OrgaoGestor)})
+	ix.vecs = append(ix.vecs, e.Embedding...)
+}
+
+// remove forgets id, moving the last slot into its place.
+func (ix *VectorIndex) remove(id string) {
+	seq, ok := ix.seqs[id]
+	if !ok {
+		return
+	}
+	delete(ix.seqs, id)
+	ix.seqSum -= seq
+	i, ok := ix.slot[id]
+	if !ok {
+		return
+	}
+	delete(ix.slot, id)
+	last := len(ix.ids) - 1
+	if i != last {
+		ix.ids[i], ix.meta[i] = ix.ids[last], ix.meta[last]
+		copy(ix.vecs[i*ix.dims:(i+1)*ix.dims], ix.vecs[last*ix.dims:])
+		ix.slot[ix.ids[i]] = i
+	}
+	ix.ids, ix.meta, ix.vecs = ix.ids[:last], ix.meta[:last], ix.vecs[:last*ix.dims]
+}

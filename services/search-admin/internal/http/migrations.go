@@ -1,0 +1,84 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+)
+
+// historyResponse is the envelope of the migration history.
+type historyResponse struct {
+	Data []catalog.Migration `json:"data"`
+	Meta listMeta            `json:"meta"`
+}
+
+// historyParams are the query parameters the history accepts.
+var historyParams = map[string]bool{"page": true, "per_page": true}
+
+func (h *handler) startMigration(c *gin.Context) {
+	var req catalog.StartRequest
+	var v problem.Violations
+	if err := problem.DecodeJSON(c.Request, &req, &v); err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	claims, _ := auth.ClaimsFrom(c.Request.Context())
+	mig, report, err := h.migrator.Start(c.Request.Context(), req, &v, claims.DisplayName())
+	switch {
+	case err != nil:
+		problem.Abort(c, err)
+	case report != nil:
+		c.JSON(http.StatusOK, report)
+	default:
+		c.Header("Location", MigrationStatusPath)
+		c.JSON(http.StatusAccepted, mig)
+	}
+}
+
+func (h *handler) migrationStatus(c *gin.Context) {
+	st, err := h.migrator.Status(c.Request.Context())
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusOK, st)
+}
+
+func (h *handler) rollbackMigration(c *gin.Context) {
+	st, err := h.migrator.Rollback(c.Request.Context())
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, st)
+}
+
+func (h *handler) migrationHistory(c *gin.Context) {
+	q := c.Request.URL.Query()
+	var v problem.Violations
+	for name := range q {
+		if !historyParams[name] {
+			v.Add(name, "unknown_field", "is not a parameter of the history")
+		}
+	}
+	p := params{q: q, v: &v}
+	page, perPage := p.integer("page", 1, 1), min(p.integer("per_page", defaultPerPage, 1), maxPerPage)
+	if page > maxPage {
+		v.Addf("page", "out_of_range", "must be at most %d", maxPage)
+	}
+	if err := v.Err(); err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	list, total, err := h.migrator.History(c.Request.Context(), page, perPage)
+	if err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, historyResponse{Data: list, Meta: listMeta{Page: page, PerPage: perPage, Total: total}})
+}

@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+)
+
+// Rollback implements catalog.MigrationStore. A running migration is
+// cancelled (search never left the current version); otherwise search goes
+// back to the previous version, whose documents every write kept fresh.
+func (s *Store) Rollback(ctx context.Context) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var previous *string
+		if err := tx.Raw(`SELECT previous_version FROM search_settings FOR UPDATE`).Row().Scan(&previous); err != nil {
+			return fmt.Errorf("lock search_settings: %w", err)
+		}
+		res := tx.Exec(`UPDATE search_migrations SET state = 'cancelled', finished_at = now(), updated_at = now(),
+    lease_holder = NULL, lease_expires_at = NULL WHERE state = 'running'`)
+		if res.Error != nil {
+			return fmt.Errorf("cancel migration: %w", res.Error)
+		}
+		if res.RowsAffected > 0 {
+			return tx.Exec(`UPDATE search_settings SET target_version = NULL, revision = revision + 1, updated_at = now()`).Error
+		}
+		if previous == nil {
+			return problem.Errorf(problem.ECONFLICT, "nothing to roll back: no migration is running and no previous version is kept")
+		}
+		err := tx.Exec(`UPDATE search_migrations SET state = 'rolled_back', rolled_back_at = now(), updated_at = now()
+WHERE id = (SELECT id FROM search_migrations WHERE state = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1)`).Error
+		if err != nil {
+			return fmt.Errorf("mark migration rolled back: %w", err)
+		}
+		return setVersions(tx, `current_version = previous_version, previous_version = NULL`)
+	})
+	return mapError(err)
+}
+
+// MigrationStatus implements catalog.MigrationStore.
+func (s *Store) MigrationStatus(ctx context.Context) (catalog.MigrationStatus, error) {
+	var st catalog.MigrationStatus
+	db := s.db.WithContext(ctx)
+	err := db.Raw(`SELECT current_version, previous_version, target_version FROM search_settings`).Row().
+		Scan(&st.CurrentVersion, &st.PreviousVersion, &st.TargetVersion)
+	if err != nil {
+		return st, mapError(fmt.Errorf("read search_settings: %w", err))
+	}
+	var latest []catalog.Migration
+	if err := db.Raw(`SELECT ` + migrationColumns + ` FROM search_migrations ORDER BY started_at DESC, id DESC LIMIT 1`).Scan(&latest).Error; err != nil {
+		return st, mapError(fmt.Errorf("read latest migration: %w", err))
+	}
+	if len(latest) == 1 {
+		st.Migration = &latest[0]
+	}
+	return st, nil
+}
+
+// MigrationHistory implements catalog.MigrationStore.
+func (s *Store) MigrationHistory(ctx context.Context, page, perPage int) ([]catalog.Migration, int64, error) {
+	db := s.db.WithContext(ctx)
+	var total int64
+	if err := db.Raw(`SELECT count(*) FROM search_migrations`).Row().Scan(&total); err != nil {
+		return nil, 0, mapError(fmt.Errorf("count migrations: %w", err))
+	}
+	out := []catalog.Migration{}
+	err := db.Raw(`SELECT `+migrationColumns+` FROM search_migrations ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`,
+		perPage, (page-1)*perPage).Scan(&out).Error
+	if err != nil {
+		return nil, 0, mapError(fmt.Errorf("list migrations: %w", err))
+	}
+	return out, total, nil
+}
