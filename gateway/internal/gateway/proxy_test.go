@@ -40,6 +40,7 @@ func TestValidTokenReachesTheUpstreamIntact(t *testing.T) {
 		{"X-Department", in.Header.Get("X-Department"), "trabalho"},
 		{"X-Request-ID", in.Header.Get("X-Request-ID"), resp.Header.Get("X-Request-ID")},
 		{"X-Forwarded-For", in.Header.Get("X-Forwarded-For"), "127.0.0.1"},
+		{"X-Forwarded-Prefix", in.Header.Get("X-Forwarded-Prefix"), "/go/v1"},
 	}
 	for _, c := range checks {
 		if c.got != c.want || c.got == "" {
@@ -69,6 +70,7 @@ func TestSpoofedIdentityHeadersNeverReachTheUpstream(t *testing.T) {
 		"X-Forwarded-For", "10.0.0.1",
 		"Forwarded", "for=10.0.0.1",
 		"X-Forwarded-Host", "evil.example",
+		"X-Forwarded-Prefix", "/evil",
 	}
 	resp, body := h.get(t, "/search/api/v1/admin/migration/schemas", h.idp.Token(t, "reader"), spoofed...)
 	if resp.StatusCode != http.StatusOK {

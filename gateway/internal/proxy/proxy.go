@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/gateway/internal/route"
+	"github.com/municipal-apis/platform/pkg/server"
 )
 
 // Forward is what the gateway decided about one request before proxying it.
@@ -62,7 +63,9 @@ func forwardOf(r *http.Request) *forwarding {
 }
 
 // rewrite builds the outgoing request: the stripped path on the upstream's
-// URL, X-Forwarded-*, no client-sent identity, the verified identity.
+// URL, X-Forwarded-* (with X-Forwarded-Prefix naming the stripped prefix, so
+// services can build Location headers clients can follow), no client-sent
+// identity, the verified identity.
 func (u *Upstream) rewrite(pr *httputil.ProxyRequest) {
 	f := forwardOf(pr.In)
 	pr.Out.URL.Path, pr.Out.URL.RawPath = f.Path, f.RawPath
@@ -70,6 +73,7 @@ func (u *Upstream) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetXForwarded()
 	h := pr.Out.Header
 	h.Set("X-Forwarded-For", f.ForwardedFor)
+	h.Set(server.ForwardedPrefixHeader, u.route.Prefix)
 	stripIdentity(h)
 	h.Set(HeaderClientID, f.ClientID)
 	if f.Department != "" {
