@@ -1,0 +1,53 @@
+// Package stack runs the whole platform as real processes on loopback for
+// end-to-end tests and load tools: the development identity provider
+// (devidp), search-admin, jobs and the gateway, each built from this
+// repository's working tree and started as its own process.
+//
+// Start builds the four programs once per process (one go build of the
+// go.work workspace into a temporary directory), then:
+//
+//   - starts devidp on a free loopback port (DEVIDP_ADDR, DEVIDP_ISSUER_BASE);
+//   - for each service, runs "<svc> migrate -create-database" against a new,
+//     uniquely named database on the local Postgres (pgtest.AdminURL) and
+//     serves it on a free port;
+//   - starts the gateway with ROUTES pointing at both services, REDIS_URL at
+//     the local Redis with a RATE_LIMIT_KEY_PREFIX unique to the stack, and
+//     the RATE_LIMIT_* values of Options (DefaultRateLimit when unset);
+//
+// and returns once every program answers GET /readyz. It fails, never
+// skips, when Postgres or Redis cannot be reached. Each program gets only
+// the variables the stack sets (plus PATH, HOME, TMPDIR and Options.Env), so
+// the caller's environment cannot change it; its output is kept in memory
+// (Logs, Mark, LogsSince). Close stops the programs with SIGTERM, the
+// gateway first, and drops the databases WITH (FORCE); on Linux the
+// programs also get SIGTERM if the process that started them dies.
+//
+// In tests, one stack per test:
+//
+//	func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }
+//
+//	func TestX(t *testing.T) {
+//		s := stack.StartT(t, stack.Options{RateLimitPerClient: "3-S"})
+//		c := s.MustClient(t, stack.JobsAdmin) // pkg/client through the gateway
+//		...
+//	}
+//
+// or one stack shared by every test of the binary, started on first use:
+//
+//	var shared = stack.NewShared(stack.Options{})
+//
+//	func TestMain(m *testing.M) { os.Exit(stack.Main(m, shared)) }
+//
+//	func TestY(t *testing.T) { s := shared.Get(t); ... }
+//
+// Outside tests (a load tool), Start and Close do the same, and
+// RemoveBinaries deletes the built programs before the process exits.
+//
+// The addresses a caller needs are fields and methods of Stack:
+// SearchBaseURL and JobsBaseURL (the API document's {search_base_url} and
+// {go_base_url}, through the gateway), GatewayURL, SearchAdminURL and JobsURL
+// (direct), AuthURL ({auth_url}), Issuer, TokenURL, SearchDatabaseURL and
+// JobsDatabaseURL (to check what was stored), RedisURL and
+// RateLimitKeyPrefix. ClientConfig and MustClient give a pkg/client
+// configured for a realm client (CatalogAdmin, JobsAdmin, Reader, OtherDept).
+package stack

@@ -1,0 +1,217 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The programs of a stack, by the names of their binaries; they key
+// Options.Env and head their part of Logs.
+const (
+	IdP         = "devidp"
+	SearchAdmin = "search-admin"
+	Jobs        = "jobs"
+	Gateway     = "gateway"
+)
+
+// programs lists the programs in the order they start.
+var programs = []string{IdP, SearchAdmin, Jobs, Gateway}
+
+// DefaultRateLimit is the gateway limit of every unset Options.RateLimit*:
+// high enough that tests and short loads never reach it.
+const DefaultRateLimit = "100000-M"
+
+// readyTimeout bounds the wait for one program's /readyz.
+const readyTimeout = time.Minute
+
+// Options adjusts a stack; the zero value gives a stack whose gateway limits
+// are never reached.
+type Options struct {
+	// RateLimitPerClient, RateLimitPerDepartment and RateLimitUnauthenticated
+	// are the gateway's RATE_LIMIT_* limits, "<n>-S", "-M", "-H" or "-D";
+	// empty means DefaultRateLimit.
+	RateLimitPerClient       string
+	RateLimitPerDepartment   string
+	RateLimitUnauthenticated string
+	// Env adds variables to one program, keyed by its name (IdP,
+	// SearchAdmin, Jobs, Gateway); they win over the stack's own.
+	Env map[string][]string
+	// LogLevel is every program's LOG_LEVEL; default "info".
+	LogLevel string
+	// RedisURL is the Redis of the gateway's counters; default
+	// $REDISTEST_URL, else redis://127.0.0.1:6379/0.
+	RedisURL string
+}
+
+// Stack is devidp, search-admin, jobs and the gateway running as separate
+// processes on loopback, each service on a database of its own.
+type Stack struct {
+	// GatewayURL is the gateway's root, e.g. http://127.0.0.1:41234; the
+	// API's base URLs are SearchBaseURL and JobsBaseURL.
+	GatewayURL string
+	// SearchAdminURL and JobsURL reach the services directly, bypassing the gateway.
+	SearchAdminURL, JobsURL string
+	// AuthURL is devidp's root, the API document's {auth_url}; Issuer is
+	// the iss of its tokens.
+	AuthURL, Issuer string
+	// SearchDatabaseURL and JobsDatabaseURL are the services' databases,
+	// created for this stack and dropped by Close.
+	SearchDatabaseURL, JobsDatabaseURL string
+	// RedisURL and RateLimitKeyPrefix locate the gateway's counters; the
+	// prefix is unique to this stack, so stacks never share counters.
+	RedisURL, RateLimitKeyPrefix string
+
+	opts      Options
+	bin       string
+	procs     []*process
+	logs      map[string]*logBuffer
+	databases []string
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start builds the programs (once per process), creates and migrates a
+// fresh database per service, and starts devidp, search-admin, jobs and the
+// gateway, returning once each answers its /readyz. It fails when Postgres
+// or Redis cannot be reached. Call Close to stop everything.
+func Start(ctx context.Context, opts Options) (*Stack, error) {
+	s := &Stack{opts: opts, RedisURL: redisURL(opts), RateLimitKeyPrefix: "stack-" + uniqueSuffix(), logs: map[string]*logBuffer{}}
+	if s.opts.LogLevel == "" {
+		s.opts.LogLevel = "info"
+	}
+	for _, p := range programs {
+		s.logs[p] = &logBuffer{}
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("start the stack: %w", err), s.Close())
+	}
+	return s, nil
+}
+
+func (s *Stack) start(ctx context.Context) error {
+	if err := checkRedis(ctx, s.RedisURL); err != nil {
+		return err
+	}
+	if err := adminExec(ctx, "SELECT 1"); err != nil {
+		return err
+	}
+	bin, err := binaries(ctx)
+	if err != nil {
+		return err
+	}
+	s.bin = bin
+	if err := s.startIdP(ctx); err != nil {
+		return err
+	}
+	if s.SearchAdminURL, s.SearchDatabaseURL, err = s.startService(ctx, SearchAdmin); err != nil {
+		return err
+	}
+	if s.JobsURL, s.JobsDatabaseURL, err = s.startService(ctx, Jobs); err != nil {
+		return err
+	}
+	return s.startGateway(ctx)
+}
+
+// common is the environment every program gets.
+func (s *Stack) common() []string {
+	return []string{"LOG_FORMAT=text", "LOG_LEVEL=" + s.opts.LogLevel, "OIDC_ISSUER_URL=" + s.Issuer}
+}
+
+func (s *Stack) startIdP(ctx context.Context) error {
+	url, err := s.startProgram(ctx, IdP, func(addr string) []string {
+		return []string{"DEVIDP_ADDR=" + addr, "DEVIDP_ISSUER_BASE=http://" + addr}
+	})
+	s.AuthURL, s.Issuer = url, url+"/auth/realms/municipal"
+	return err
+}
+
+// startService migrates a new database for service and serves it.
+func (s *Stack) startService(ctx context.Context, service string) (url, dsn string, err error) {
+	db := "stack_" + strings.ReplaceAll(service, "-", "_") + "_" + uniqueSuffix()
+	if dsn, err = databaseURL(db); err != nil {
+		return "", "", err
+	}
+	s.databases = append(s.databases, db)
+	env := append(s.common(), "DATABASE_URL="+dsn)
+	migrateEnv := slices.Concat(env, s.opts.Env[service])
+	if err := runToEnd(ctx, s.bin, service, migrateEnv, s.logs[service], "migrate", "-create-database"); err != nil {
+		return "", "", err
+	}
+	url, err = s.startProgram(ctx, service, func(addr string) []string {
+		return slices.Concat(env, []string{"HTTP_ADDR=" + addr})
+	}, "serve")
+	return url, dsn, err
+}
+
+func (s *Stack) startGateway(ctx context.Context) error {
+	url, err := s.startProgram(ctx, Gateway, func(addr string) []string {
+		return append(s.common(), "HTTP_ADDR="+addr,
+			"ROUTES=/search="+s.SearchAdminURL+",/go/v1="+s.JobsURL,
+			"REDIS_URL="+s.RedisURL, "RATE_LIMIT_KEY_PREFIX="+s.RateLimitKeyPrefix,
+			"RATE_LIMIT_PER_CLIENT="+orDefault(s.opts.RateLimitPerClient),
+			"RATE_LIMIT_PER_DEPARTMENT="+orDefault(s.opts.RateLimitPerDepartment),
+			"RATE_LIMIT_UNAUTHENTICATED="+orDefault(s.opts.RateLimitUnauthenticated))
+	})
+	s.GatewayURL = url
+	return err
+}
+
+func orDefault(rate string) string {
+	if rate == "" {
+		return DefaultRateLimit
+	}
+	return rate
+}
+
+// startProgram starts name on a free loopback address with the environment
+// env builds for it (plus Options.Env), and waits for its /readyz.
+func (s *Stack) startProgram(ctx context.Context, name string, env func(addr string) []string, args ...string) (string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return "", err
+	}
+	p, err := startProcess(s.bin, name, slices.Concat(env(addr), s.opts.Env[name]), s.logs[name], args...)
+	if err != nil {
+		return "", err
+	}
+	s.procs = append(s.procs, p)
+	url := "http://" + addr
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	if err := waitReady(ctx, p, url+"/readyz"); err != nil {
+		return "", fmt.Errorf("%w\n%s", err, s.logs[name].since(0))
+	}
+	return url, nil
+}
+
+// SearchBaseURL is the API document's {search_base_url} on this stack:
+// the gateway's /search route.
+func (s *Stack) SearchBaseURL() string { return s.GatewayURL + "/search" }
+
+// JobsBaseURL is the API document's {go_base_url} on this stack: the
+// gateway's /go/v1 route.
+func (s *Stack) JobsBaseURL() string { return s.GatewayURL + "/go/v1" }
+
+// Close stops the programs with SIGTERM, the gateway first, and drops the
+// databases. It reports a program that had exited early or did not stop
+// cleanly. Calling it again returns the first result.
+func (s *Stack) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		for i := len(s.procs) - 1; i >= 0; i-- {
+			errs = append(errs, s.procs[i].stop())
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, db := range s.databases {
+			errs = append(errs, dropDatabase(ctx, db))
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
