@@ -1,0 +1,210 @@
+package http_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
+	"github.com/municipal-apis/platform/services/search-admin/migrations"
+)
+
+func TestMigrationOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	seedServicos(t, app, 5000)
+	var targets []string
+	app.db.Raw("SELECT id::text FROM servicos ORDER BY id LIMIT 300").Scan(&targets)
+
+	resp := app.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"})
+	if resp.Status != http.StatusAccepted {
+		t.Fatalf("start: status %d, body %s", resp.Status, resp.Body)
+	}
+	writes, during, failures := 0, 0, 0
+	for i := 0; ; i++ {
+		running := app.migrationRunning(t)
+		body := with(map[string]any{"nome_servico": fmt.Sprintf("Serviço atualizado %d", i), "status": 1,
+			"descricao_completa": fmt.Sprintf("Revisão %d feita durante a migração.", i)})
+		for _, w := range []response{
+			app.do(http.MethodPut, "/api/v1/admin/services/"+targets[i%len(targets)], "catalog-admin", body),
+			app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{"nome_servico": fmt.Sprintf("Novo serviço %d", i)})),
+		} {
+			writes++
+			if w.Status >= 300 {
+				failures++
+				t.Errorf("write %d failed during the migration: %d %s", writes, w.Status, w.Body)
+			}
+		}
+		if running {
+			during += 2
+		} else {
+			break
+		}
+	}
+	st := app.waitForMigration(t, time.Minute)
+	if st.CurrentVersion != "v1" || st.Migration.State != catalog.MigrationCompleted || st.PreviousVersion == nil || *st.PreviousVersion != "v2" {
+		t.Fatalf("after the migration: current %s, previous %v, migration %+v", st.CurrentVersion, st.PreviousVersion, st.Migration)
+	}
+	if during == 0 || failures > 0 {
+		t.Fatalf("%d writes during the migration, %d failed", during, failures)
+	}
+	t.Logf("%d writes, %d of them while the migration ran", writes, during)
+	app.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
+}
+
+// migrationRunning reports whether a migration runs now.
+func (a *testApp) migrationRunning(t testing.TB) bool {
+	st, err := a.store.MigrationStatus(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Migration != nil && st.Migration.State == catalog.MigrationRunning
+}
+
+// assertDocumentsMatch checks that every Servico has a document of version
+// built from its latest data, with an embedding of the schema's dimension.
+func (a *testApp) assertDocumentsMatch(t *testing.T, version string, schema catalog.Schema) {
+	t.Helper()
+	var docs []struct {
+		ServicoID, SearchContent string
+		Dims                     int
+	}
+	a.db.Raw(`SELECT servico_id::text AS servico_id, search_content, COALESCE(array_length(embedding, 1), 0) AS dims
+FROM search_documents WHERE schema_version = ?`, version).Scan(&docs)
+	var ids []string
+	a.db.Raw("SELECT id::text FROM servicos").Scan(&ids)
+	all, err := a.store.ServicosByID(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := make(map[string]string, len(docs))
+	for _, d := range docs {
+		content[d.ServicoID] = d.SearchContent
+		if d.Dims != schema.Dimensions {
+			t.Errorf("document of %s has %d dimensions, want %d", d.ServicoID, d.Dims, schema.Dimensions)
+		}
+	}
+	stale := 0
+	for i := range all {
+		got, ok := content[all[i].ID]
+		if want := schema.Document(&all[i]).Content; !ok || got != want {
+			stale++
+			if stale <= 3 {
+				t.Errorf("servico %s: %s document %q (present %v), want %q", all[i].ID, version, got, ok, want)
+			}
+		}
+	}
+	if stale > 0 || len(all) != len(docs) {
+		t.Errorf("%d of %d servicos have a missing or stale %s document (%d documents)", stale, len(all), version, len(docs))
+	}
+}
+
+// slowEmbedder is the hash provider with a pause before every vector, so a
+// runner can be stopped in the middle of a migration.
+type slowEmbedder struct {
+	embedding.Hash
+	pause time.Duration
+}
+
+func (s slowEmbedder) Embed(ctx context.Context, text string, dims int) ([]float32, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(s.pause):
+	}
+	return s.Hash.Embed(ctx, text, dims)
+}
+
+func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.T) {
+	t.Parallel()
+	dsn, idp := pgtest.NewURL(t, migrations.FS), devidptest.Start(t)
+	first := wireApp(t, openDB(t, dsn), idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a")
+	second := wireApp(t, openDB(t, dsn), idp, embedding.Hash{}, "replica-b")
+	stopFirst := first.runBackground(context.Background())
+	seedServicos(t, first, 2000)
+	if resp := first.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", resp.Status, resp.Body)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, _ := first.store.MigrationStatus(context.Background())
+		if st.Migration.Processed >= 500 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first runner made no progress: %+v", st.Migration)
+		}
+	}
+	stopFirst()
+	killed, _ := first.store.MigrationStatus(context.Background())
+	if m := killed.Migration; m.State != catalog.MigrationRunning || m.LeaseHolder != "replica-a" || m.Processed >= 2000 {
+		t.Fatalf("after killing the runner: %+v", m)
+	}
+	if resp := second.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusConflict {
+		t.Errorf("a start while the dead runner's migration is unfinished answered %d", resp.Status)
+	}
+	second.runBackground(context.Background())
+	st := second.waitForMigration(t, 30*time.Second)
+	m := st.Migration
+	if m.State != catalog.MigrationCompleted || m.Takeovers != 1 || m.Processed != 2000 || st.CurrentVersion != "v1" {
+		t.Fatalf("after the takeover: current %s, migration %+v", st.CurrentVersion, m)
+	}
+	if *m.FinishedAt < *killed.Migration.LeaseExpiresAt {
+		t.Errorf("finished at %d, before the killed runner's lease expired at %d", *m.FinishedAt, *killed.Migration.LeaseExpiresAt)
+	}
+	second.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
+}
+
+func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	// v2 indexes descricao_completa, v1 does not: the word only v2 finds.
+	app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{
+		"status": 1, "descricao_completa": "Atendimento com hidrômetro inteligente.",
+	})).servico(t, http.StatusCreated)
+	search := func(q string) catalog.SearchResult {
+		return app.searchPage(t, url.Values{"q": {q}, "mode": {"keyword"}})
+	}
+	if page := search("hidrometro"); page.Meta.SchemaVersion != "v2" || page.Meta.Total != 1 {
+		t.Fatalf("before the migration: %+v", page.Meta)
+	}
+	if st := app.migrateAndWait(t, "v1"); st.CurrentVersion != "v1" {
+		t.Fatalf("migration did not switch: %+v", st)
+	}
+	if page := search("hidrometro"); page.Meta.SchemaVersion != "v1" || page.Meta.Total != 0 {
+		t.Fatalf("after the switch to v1: %+v", page.Meta)
+	}
+	// Written while v1 is current: v2 is the previous version and is kept fresh.
+	app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{
+		"status": 1, "nome_servico": "Troca de medidor", "descricao_completa": "Novo hidrômetro digital.",
+	})).servico(t, http.StatusCreated)
+
+	resp := app.do(http.MethodPost, "/api/v1/admin/migration/rollback", "catalog-admin", nil)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("rollback: %d %s", resp.Status, resp.Body)
+	}
+	for _, mode := range []string{catalog.ModeKeyword, catalog.ModeSemantic, catalog.ModeHybrid} {
+		page := app.searchPage(t, url.Values{"q": {"hidrometro digital inteligente"}, "mode": {mode}})
+		want := 2 // semantic ranking keeps what passes the similarity threshold
+		if mode == catalog.ModeSemantic {
+			want = min(page.Meta.Total, 2)
+		}
+		if page.Meta.SchemaVersion != "v2" || page.Meta.Total != want || len(page.Data) == 0 {
+			t.Errorf("%s right after the rollback: %+v", mode, page.Meta)
+		}
+	}
+	var st catalog.MigrationStatus
+	_ = json.Unmarshal(resp.Body, &st)
+	if st.CurrentVersion != "v2" || st.PreviousVersion != nil || st.Migration.State != catalog.MigrationRolledBack {
+		t.Errorf("status after rollback: %s", resp.Body)
+	}
+	if again := app.do(http.MethodPost, "/api/v1/admin/migration/rollback", "catalog-admin", nil); again.Status != http.StatusConflict {
+		t.Errorf("a second rollback answered %d", again.Status)
+	}
+}
