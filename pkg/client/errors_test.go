@@ -78,9 +78,10 @@ func TestAuthenticationFailures(t *testing.T) {
 		tokenURL  string
 		is        func(error) bool
 		challenge string
+		attempts  int
 	}{
-		{"a token without the scope is forbidden", devidptest.Reader, "", client.IsForbidden, `error="insufficient_scope"`},
-		{"a token from another identity provider is unauthorized", devidptest.JobsAdmin, stranger.TokenURL(), client.IsUnauthorized, `error="invalid_token"`},
+		{"a token without the scope is forbidden at once", devidptest.Reader, "", client.IsForbidden, `error="insufficient_scope"`, 1},
+		{"a token from another identity provider is unauthorized after one renewal", devidptest.JobsAdmin, stranger.TokenURL(), client.IsUnauthorized, `error="invalid_token"`, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,8 +95,8 @@ func TestAuthenticationFailures(t *testing.T) {
 			if !errors.As(err, &e) || !tt.is(err) {
 				t.Fatalf("err = %v, want the typed authentication failure", err)
 			}
-			if e.Attempts != 1 || resp == nil || !strings.Contains(resp.Header.Get("WWW-Authenticate"), tt.challenge) {
-				t.Errorf("attempts = %d, response = %+v; want one attempt and a %s challenge", e.Attempts, resp, tt.challenge)
+			if e.Attempts != tt.attempts || resp == nil || !strings.Contains(resp.Header.Get("WWW-Authenticate"), tt.challenge) {
+				t.Errorf("attempts = %d, response = %+v; want %d attempts and a %s challenge", e.Attempts, resp, tt.attempts, tt.challenge)
 			}
 		})
 	}

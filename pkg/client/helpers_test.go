@@ -91,6 +91,7 @@ type reply struct {
 // seen is what one request carried.
 type seen struct {
 	method, path, query, key, clientID string
+	authorization                      string
 	body                               []byte
 }
 
@@ -111,6 +112,7 @@ func (s *script) handle(c *gin.Context) {
 	s.log = append(s.log, seen{
 		method: c.Request.Method, path: c.Request.URL.EscapedPath(), query: c.Request.URL.RawQuery,
 		key: c.GetHeader(client.IdempotencyKeyHeader), clientID: claims.ClientID, body: body,
+		authorization: c.GetHeader("Authorization"),
 	})
 	r := s.replies[min(len(s.log), len(s.replies))-1]
 	s.mu.Unlock()
@@ -177,6 +179,16 @@ func rateLimited(header map[string]string) reply {
 
 func unavailable(header map[string]string) reply {
 	return reply{status: http.StatusServiceUnavailable, header: header, err: problem.Errorf(problem.EUNAVAILABLE, "a dependency is down")}
+}
+
+func unauthorized() reply {
+	return reply{status: http.StatusUnauthorized, err: problem.Errorf(problem.EUNAUTHORIZED, "the token is no longer accepted")}
+}
+
+// busy is a service's answer while the first request with the same
+// Idempotency-Key is still running.
+func busy(header map[string]string) reply {
+	return reply{status: http.StatusConflict, header: header, err: problem.Errorf(problem.ECONFLICT, "a request with this key is in progress")}
 }
 
 func ok(status int, body any) reply { return reply{status: status, body: body} }

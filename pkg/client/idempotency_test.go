@@ -40,6 +40,17 @@ func TestIdempotencyKeys(t *testing.T) {
 			[]reply{unavailable(nil), ok(http.StatusOK, map[string]any{"id": 1})}, setStatus(), 1, "", true},
 		{"a PATCH with a key is retried with the same key", false,
 			[]reply{unavailable(nil), ok(http.StatusOK, map[string]any{"id": 1})}, setStatus(client.WithIdempotencyKey("status-1")), 2, "status-1", false},
+		{"a 409 with Retry-After to a POST with a key waits for the first request with that key", false,
+			[]reply{busy(map[string]string{"Retry-After": "1"}), created}, createCategoria, 2, "*", false},
+		{"a 409 without Retry-After is a conflict, not retried", false,
+			[]reply{busy(nil), created}, createCategoria, 1, "*", true},
+		{"a 409 with Retry-After to a POST without a key is not retried", true,
+			[]reply{busy(map[string]string{"Retry-After": "1"}), created}, createCategoria, 1, "", true},
+		{"a 409 with Retry-After to a PUT, which carries no key, is not retried", true,
+			[]reply{busy(map[string]string{"Retry-After": "1"}), ok(http.StatusOK, map[string]any{"id": 1, "nivel": "Médio"})}, func(ctx context.Context, c *client.Client) error {
+				_, err := c.UpdateEscolaridade(ctx, 1, &client.Escolaridade{Nivel: "Médio"})
+				return err
+			}, 1, "", true},
 		{"a PUT needs no key to be retried", true,
 			[]reply{unavailable(nil), ok(http.StatusOK, map[string]any{"id": 1, "nivel": "Médio"})}, func(ctx context.Context, c *client.Client) error {
 				_, err := c.UpdateEscolaridade(ctx, 1, &client.Escolaridade{Nivel: "Médio"})

@@ -19,8 +19,9 @@ import (
 // retrying cannot fix, or the retry policy or ctx says stop. On success it
 // returns the body; on failure the last *Error or transport error.
 func (c *Client) send(ctx context.Context, r *request) (*Response, []byte, error) {
+	renewed := false
 	for attempt := 1; ; attempt++ {
-		resp, body, err := c.attempt(ctx, r)
+		resp, body, tok, err := c.attempt(ctx, r)
 		if resp != nil {
 			resp.Attempts = attempt
 		}
@@ -31,10 +32,14 @@ func (c *Client) send(ctx context.Context, r *request) (*Response, []byte, error
 		if errors.As(err, &apiErr) {
 			apiErr.Attempts = attempt
 		}
-		d, ok := c.nextDelay(ctx, r, attempt, resp, err)
+		if statusOf(resp) == http.StatusUnauthorized {
+			c.tokens.invalidate(tok)
+		}
+		d, ok := c.nextDelay(ctx, r, attempt, resp, err, renewed)
 		if !ok {
 			return resp, nil, err
 		}
+		renewed = renewed || statusOf(resp) == http.StatusUnauthorized
 		if c.cfg.OnRetry != nil {
 			c.cfg.OnRetry(Retry{Method: r.method, URL: r.url, Attempt: attempt, Status: statusOf(resp), Err: err, Delay: d})
 		}
@@ -47,21 +52,21 @@ func (c *Client) send(ctx context.Context, r *request) (*Response, []byte, error
 // nextDelay returns the wait before retrying r after its attempt-th attempt
 // failed with resp and err, or false when r must not be retried: it is not
 // safe to repeat, the failure is not transient, attempts are used up, or the
-// wait would outlast ctx or Retry.MaxWait.
-func (c *Client) nextDelay(ctx context.Context, r *request, attempt int, resp *Response, err error) (time.Duration, bool) {
+// wait would outlast ctx or Retry.MaxWait. A 401 is retried at once, with a
+// fresh token, unless a token was renewed for r already.
+func (c *Client) nextDelay(ctx context.Context, r *request, attempt int, resp *Response, err error, renewed bool) (time.Duration, bool) {
 	if attempt >= c.cfg.Retry.MaxAttempts || !r.retryable() || ctx.Err() != nil {
 		return 0, false
 	}
 	status := statusOf(resp)
-	if !transient(status, err) {
+	if status == http.StatusUnauthorized {
+		return 0, !renewed
+	}
+	if !transient(r, resp, err) {
 		return 0, false
 	}
 	now := c.cfg.Now()
-	var h http.Header
-	if resp != nil {
-		h = resp.Header
-	}
-	d, ok := c.cfg.Retry.delay(attempt, status, h, now, c.cfg.Jitter)
+	d, ok := c.cfg.Retry.delay(attempt, status, resp.header(), now, c.cfg.Jitter)
 	if !ok {
 		return 0, false
 	}
@@ -71,14 +76,20 @@ func (c *Client) nextDelay(ctx context.Context, r *request, attempt int, resp *R
 	return d, true
 }
 
-// attempt sends r once. An answer of 400 or above comes back as *Error with
-// its Response; a failure to reach the server as a wrapped error and no
-// Response.
-func (c *Client) attempt(ctx context.Context, r *request) (*Response, []byte, error) {
+// attempt sends r once with the cached token, which it returns. An answer
+// of 400 or above comes back as *Error with its Response; a failure to
+// reach the server as a wrapped error and no Response.
+func (c *Client) attempt(ctx context.Context, r *request) (*Response, []byte, *oauth2.Token, error) {
 	tok, err := c.tokens.token(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
+		return nil, nil, nil, fmt.Errorf("%s %s: %w", r.method, r.path, err)
 	}
+	resp, body, err := c.exchange(ctx, r, tok)
+	return resp, body, tok, err
+}
+
+// exchange sends r with tok and reads the answer.
+func (c *Client) exchange(ctx context.Context, r *request, tok *oauth2.Token) (*Response, []byte, error) {
 	hreq, err := c.httpRequest(ctx, r)
 	if err != nil {
 		return nil, nil, err
@@ -133,13 +144,17 @@ func (c *Client) newResponse(hresp *http.Response, r *request) *Response {
 	}
 }
 
-// transient reports whether a failure may pass: a 429, a 503, or a failure
-// to reach the API that is not the identity provider refusing the client.
-func transient(status int, err error) bool {
+// transient reports whether a failure of r may pass: a 429, a 503, a 409
+// with Retry-After to a request with an Idempotency-Key (the first request
+// with that key is still running), or a failure to reach the API that is not
+// the identity provider refusing the client.
+func transient(r *request, resp *Response, err error) bool {
 	var refused *oauth2.RetrieveError
-	switch {
+	switch status := statusOf(resp); {
 	case status == http.StatusTooManyRequests, status == http.StatusServiceUnavailable:
 		return true
+	case status == http.StatusConflict:
+		return r.header.Get(IdempotencyKeyHeader) != "" && resp.Header.Get("Retry-After") != ""
 	case status == 0:
 		return !errors.As(err, &refused)
 	}
@@ -151,4 +166,12 @@ func statusOf(resp *Response) int {
 		return 0
 	}
 	return resp.StatusCode
+}
+
+// header returns the answer's header, nil when there was no answer.
+func (resp *Response) header() http.Header {
+	if resp == nil {
+		return nil
+	}
+	return resp.Header
 }

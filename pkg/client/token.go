@@ -49,3 +49,17 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 	c.tok = tok
 	return tok, nil
 }
+
+// invalidate forgets tok when it is still the cached token, so that the
+// next request fetches a new one; a token another goroutine has already
+// replaced stays.
+func (c *tokenCache) invalidate(tok *oauth2.Token) {
+	if tok == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok == tok {
+		c.tok = nil
+	}
+}
