@@ -1,0 +1,208 @@
+package http_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+)
+
+var allModes = []string{catalog.ModeKeyword, catalog.ModeSemantic, catalog.ModeHybrid}
+
+// publish creates a published Servico with the given members changed.
+func (a *testApp) publish(t testing.TB, changes map[string]any) catalog.Servico {
+	t.Helper()
+	changes["status"] = catalog.StatusPublished
+	return a.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(changes)).servico(t, http.StatusCreated)
+}
+
+func names(page catalog.SearchResult) []string {
+	out := make([]string, len(page.Data))
+	for i, h := range page.Data {
+		out[i] = h.NomeServico
+	}
+	return out
+}
+
+func TestSearchIgnoresAccentsAndCase(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Certidão de Óbito", "resumo": "Registro do falecimento."})
+	app.publish(t, map[string]any{"nome_servico": "Poda de árvore", "resumo": "Galhos na fiação."})
+	app.waitForVectors(t, 2)
+	for _, q := range []string{"certidao", "CERTIDÃO", "Certidao de obito", "certid", "ÓBITO"} {
+		for _, mode := range []string{catalog.ModeKeyword, catalog.ModeHybrid} {
+			t.Run(mode+" search for "+q+" finds the certidão", func(t *testing.T) {
+				t.Parallel()
+				page := app.searchPage(t, url.Values{"q": {q}, "mode": {mode}})
+				if len(page.Data) == 0 || page.Data[0].NomeServico != "Certidão de Óbito" {
+					t.Errorf("results %q", names(page))
+				}
+			})
+		}
+	}
+}
+
+func TestNameMatchesOutrankDescriptionMatches(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Atendimento geral", "descricao_completa": "Inclui vistoria de calçada."})
+	app.publish(t, map[string]any{"nome_servico": "Vistoria de calçada", "resumo": "Peça a vistoria."})
+	page := app.searchPage(t, url.Values{"q": {"vistoria"}, "mode": {"keyword"}})
+	if got := names(page); !slices.Equal(got, []string{"Vistoria de calçada", "Atendimento geral"}) {
+		t.Errorf("ranking %q", got)
+	}
+	if s := page.Data; s[0].Scores.Keyword == nil || s[1].Scores.Keyword == nil || *s[0].Scores.Keyword <= *s[1].Scores.Keyword {
+		t.Errorf("keyword scores do not favour the name: %+v, %+v", s[0].Scores, s[1].Scores)
+	}
+}
+
+func TestDraftsAndAgentOnlyEntriesStayHidden(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Vacinação contra a gripe"})
+	app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{"nome_servico": "Vacinação rascunho"})).servico(t, http.StatusCreated)
+	app.publish(t, map[string]any{"nome_servico": "Vacinação para agentes", "agents": map[string]any{"exclusive_for_agents": true, "tool_hint": "x"}})
+	unpublished := app.publish(t, map[string]any{"nome_servico": "Vacinação despublicada"})
+	app.do(http.MethodPost, "/api/v1/admin/services/"+unpublished.ID+"/unpublish", "catalog-admin", nil).servico(t, http.StatusOK)
+	app.waitForVectors(t, 2)
+	searchOnly := app.idp.Token(t, "reader", "search:read")
+	for _, mode := range allModes {
+		t.Run(mode+" search never shows drafts", func(t *testing.T) {
+			t.Parallel()
+			got := names(app.searchPage(t, url.Values{"q": {"vacinação gripe agentes rascunho despublicada"}, "mode": {mode}}))
+			if slices.Contains(got, "Vacinação rascunho") || slices.Contains(got, "Vacinação despublicada") || slices.Contains(got, "Vacinação para agentes") {
+				t.Errorf("results %q", got)
+			}
+		})
+		t.Run(mode+" search shows agent-only entries when asked with search:services:read", func(t *testing.T) {
+			t.Parallel()
+			got := names(app.searchPage(t, url.Values{"q": {"vacinação agentes"}, "mode": {mode}, "include_agent_only": {"true"}}))
+			if !slices.Contains(got, "Vacinação para agentes") || slices.Contains(got, "Vacinação rascunho") {
+				t.Errorf("results %q", got)
+			}
+		})
+	}
+	t.Run("include_agent_only without search:services:read is 403", func(t *testing.T) {
+		req := newRequest(http.MethodGet, "/api/v1/search?q=vacina&include_agent_only=true", "")
+		req.Header.Set("Authorization", "Bearer "+searchOnly)
+		if resp := app.serve(req); resp.Status != http.StatusForbidden || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "search:services:read") {
+			t.Errorf("status %d, WWW-Authenticate %q", resp.Status, resp.Header.Get("WWW-Authenticate"))
+		}
+	})
+}
+
+func TestSearchPaginationIsStable(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	for range 23 { // identical entries score alike: only the id orders them
+		app.publish(t, map[string]any{"nome_servico": "Coleta de entulho"})
+	}
+	app.waitForVectors(t, 23)
+	for _, mode := range allModes {
+		t.Run(mode+" pages cover every hit once, in the same order every time", func(t *testing.T) {
+			t.Parallel()
+			var seen []string
+			for page := 1; page <= 4; page++ {
+				p := app.searchPage(t, url.Values{"q": {"coleta de entulho"}, "mode": {mode}, "per_page": {"7"}, "page": {strconv.Itoa(page)}})
+				again := app.searchPage(t, url.Values{"q": {"coleta de entulho"}, "mode": {mode}, "per_page": {"7"}, "page": {strconv.Itoa(page)}})
+				if p.Meta.Total != 23 || p.Meta.PerPage != 7 || p.Meta.Page != page || !slices.Equal(ids(p), ids(again)) {
+					t.Fatalf("page %d: meta %+v, repeat differs %v", page, p.Meta, !slices.Equal(ids(p), ids(again)))
+				}
+				seen = append(seen, ids(p)...)
+			}
+			sorted := slices.Clone(seen)
+			slices.Sort(sorted)
+			if len(seen) != 23 || len(slices.Compact(sorted)) != 23 {
+				t.Errorf("pages returned %d ids, %d distinct", len(seen), len(slices.Compact(sorted)))
+			}
+		})
+	}
+}
+
+func TestSearchFiltersCombine(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Licença A", "tema_geral": "Meio ambiente", "orgao_gestor": []string{"SMAC"}})
+	app.publish(t, map[string]any{"nome_servico": "Licença B", "tema_geral": "Meio ambiente", "orgao_gestor": []string{"SMU", "SMAC"}})
+	app.publish(t, map[string]any{"nome_servico": "Licença C", "tema_geral": "Licenciamento", "orgao_gestor": []string{"SMU"}})
+	app.waitForVectors(t, 3)
+	tests := []struct {
+		name   string
+		filter url.Values
+		want   []string
+	}{
+		{"no filter finds all", url.Values{}, []string{"Licença A", "Licença B", "Licença C"}},
+		{"tema_geral alone", url.Values{"tema_geral": {"Meio ambiente"}}, []string{"Licença A", "Licença B"}},
+		{"orgao_gestor alone matches one item of the array", url.Values{"orgao_gestor": {"SMU"}}, []string{"Licença B", "Licença C"}},
+		{"both filters narrow together", url.Values{"tema_geral": {"Meio ambiente"}, "orgao_gestor": {"SMU"}}, []string{"Licença B"}},
+		{"filters that exclude each other find nothing", url.Values{"tema_geral": {"Licenciamento"}, "orgao_gestor": {"SMAC"}}, nil},
+	}
+	for _, tt := range tests {
+		for _, mode := range allModes {
+			t.Run(mode+" "+tt.name, func(t *testing.T) {
+				t.Parallel()
+				q := url.Values{"q": {"licença"}, "mode": {mode}}
+				for k, v := range tt.filter {
+					q[k] = v
+				}
+				got := names(app.searchPage(t, q))
+				slices.Sort(got)
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("results %q, want %q", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+func TestSearchRefusesBadParametersAndSurvivesHostileText(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Alvará de funcionamento"})
+	resp := app.do(http.MethodGet, "/api/v1/search?mode=fuzzy&page=0&per_page=x&q="+strings.Repeat("a", 201)+"&sort=name&include_agent_only=maybe", "reader", nil)
+	if resp.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d, body %s", resp.Status, resp.Body)
+	}
+	var fields []string
+	for _, e := range resp.problem(t).Errors {
+		fields = append(fields, e.Field)
+	}
+	slices.Sort(fields)
+	if want := []string{"include_agent_only", "mode", "page", "per_page", "q", "sort"}; !slices.Equal(fields, want) {
+		t.Errorf("violations on %q, want all of %q", fields, want)
+	}
+	if resp := app.do(http.MethodGet, "/api/v1/search", "reader", nil); resp.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a search without q answered %d", resp.Status)
+	}
+	if page := app.searchPage(t, url.Values{"q": {"alvara"}, "per_page": {"500"}}); page.Meta.PerPage != 100 || page.Meta.Mode != "hybrid" {
+		t.Errorf("per_page not clamped or mode not hybrid by default: %+v", page.Meta)
+	}
+	for _, q := range []string{`'; DROP TABLE servicos; --`, `a & b | !c`, `(alvará:*)`, `"funcionamento"`, `\`, `<->`, `🚌 alvará`, `中文 검색`, `a:* & !`, "alvará\u200b"} {
+		for _, mode := range allModes {
+			t.Run(mode+" search for "+q+" answers 200", func(t *testing.T) {
+				t.Parallel()
+				app.searchPage(t, url.Values{"q": {q}, "mode": {mode}})
+			})
+		}
+	}
+	t.Run("hits carry scores but never the embedding", func(t *testing.T) {
+		resp := app.do(http.MethodGet, "/api/v1/search?q=alvara&mode=hybrid", "reader", nil)
+		if !bytes.Contains(resp.Body, []byte(`"scores":{"keyword":`)) || bytes.Contains(resp.Body, []byte(`"embedding"`)) || bytes.Contains(resp.Body, []byte(`"search_content"`)) {
+			t.Errorf("body %s", resp.Body)
+		}
+	})
+}
+
+func ids(p catalog.SearchResult) []string {
+	out := make([]string, len(p.Data))
+	for i, h := range p.Data {
+		out[i] = h.ID
+	}
+	return out
+}
