@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
 // BenchmarkImport measures a bulk import of 200 servicos through the whole
-// command (reading, keys, concurrent POSTs with token verification, summary)
-// against the in-memory API; it reports lines per second.
+// command (reading, keys, concurrent POSTs, summary) against the real
+// platform: the gateway, search-admin with its database, token checks at
+// both; it reports lines per second.
 func BenchmarkImport(b *testing.B) {
+	env := envOf(b, shared.Get(b), stack.CatalogAdmin)
 	for _, conc := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
-			api := newFakeAPI(b)
-			env := api.env(b, devidptest.CatalogAdmin)
 			const n = 200
 			lines := 0
 			for b.Loop() {

@@ -3,11 +3,14 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/client"
+	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
 // servicoLine returns one JSON line of a valid Servico called nome.
@@ -17,39 +20,52 @@ func servicoLine(nome string) string {
 	return string(b)
 }
 
+// servicosMatching counts the servicos whose name contains token.
+func servicosMatching(t *testing.T, s *stack.Stack, token string) int64 {
+	t.Helper()
+	return total(t, s, stack.CatalogAdmin, client.AreaSearch, client.ServicesPath, map[string][]string{"text": {token}})
+}
+
+// token returns a word no other test puts in a name.
+func token() string { return strings.ReplaceAll(unique("t"), " ", "") }
+
 func TestImportCreatesEveryGoodLineAndReportsTheRest(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.CatalogAdmin)
+	s := shared.Get(t)
+	env := envOf(t, s, stack.CatalogAdmin)
+	tok := token()
+	tooLong := strings.Replace(servicoLine(tok+" longo"), `"resumo":"r"`, `"resumo":"`+strings.Repeat("é", 351)+`"`, 1)
 	lines := []string{
-		servicoLine("IPTU"),          // 1
-		"",                           // 2: blank, skipped
-		`{"nome_servico": "sem fim"`, // 3: not JSON
-		servicoLine("ISS"),           // 4
-		`{"nome_servico": "x", "resumo": "` + strings.Repeat("é", 351) + `"}`, // 5: 422
-		servicoLine("Alvará"),    // 6
-		`[1]`,                    // 7: not an object
-		servicoLine("Habite-se"), // 8
+		servicoLine("IPTU " + tok),      // 1
+		"",                              // 2: blank, skipped
+		`{"nome_servico": "sem fim"`,    // 3: not JSON
+		servicoLine("ISS " + tok),       // 4
+		tooLong,                         // 5: 422
+		servicoLine("Alvará " + tok),    // 6
+		`[1]`,                           // 7: not an object
+		servicoLine("Habite-se " + tok), // 8
 	}
 	path := writeFile(t, t.TempDir(), "servicos-2025.jsonl", strings.Join(lines, "\n"))
-	api.setThrottle(3)
 
-	r := run(t, env, "", "import", "--concurrency", "3", path)
-	r.want(t, 1,
+	run(t, env, "", "import", "--concurrency", "3", path).want(t, 1,
 		"servicos from "+path+": 4 created (0 by an earlier run), 3 failed, 7 lines",
 		"201 Created 4", "422 Unprocessable Entity 1", "invalid line 2",
-		"LINE ERROR", "3 not valid JSON", "5 the request has invalid fields; resumo: must be at most 350 characters [request_id", "7 not a JSON object",
+		"LINE ERROR", "3 not valid JSON", "5 the request has invalid fields; resumo: ", "[request_id ", "7 not a JSON object",
 		"stderr:importing servicos", "stderr:3 of 7 lines failed")
-	if n := api.count("services"); n != 4 {
-		t.Fatalf("the API holds %d servicos, want the 4 good lines:\n%s", n, api.itemsJSON("services"))
+	if n := servicosMatching(t, s, tok); n != 4 {
+		t.Errorf("servicos named with %s = %d, want the 4 good lines", tok, n)
 	}
-	if n := api.postCount(); n != 3+5 {
-		t.Errorf("POSTs = %d, want 5 lines sent plus 3 throttled retries", n)
-	}
+}
 
-	r = run(t, env, "", "import", "--json", "--no-progress", path)
+func TestImportPrintsItsSummaryAsJSON(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	env := envOf(t, s, stack.CatalogAdmin)
+	tok := token()
+	stdin := servicoLine("IPTU "+tok) + "\n" + `{"nome_servico": "` + tok + `"}` + "\n" + "nope\n"
+	r := run(t, env, stdin, "import", "--resource", "servicos", "--json", "--no-progress", "-")
 	r.want(t, 1)
-	var s struct {
+	var sum struct {
 		Created, Replayed, Failed, Total int
 		ByStatus                         map[string]int `json:"by_status"`
 		Failures                         []struct {
@@ -57,35 +73,38 @@ func TestImportCreatesEveryGoodLineAndReportsTheRest(t *testing.T) {
 			Status int
 		}
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
 		t.Fatalf("--json summary %q: %v", r.stdout, err)
 	}
-	if s.Created != 4 || s.Replayed != 4 || s.Failed != 3 || s.ByStatus["201 Created"] != 4 || len(s.Failures) != 3 || s.Failures[1].Line != 5 || s.Failures[1].Status != 422 {
-		t.Errorf("summary = %+v, want the same outcome as the first run", s)
+	if sum.Created != 1 || sum.Replayed != 0 || sum.Failed != 2 || sum.Total != 3 || sum.ByStatus["201 Created"] != 1 ||
+		len(sum.Failures) != 2 || sum.Failures[0].Line != 2 || sum.Failures[0].Status != 422 || sum.Failures[1].Line != 3 {
+		t.Errorf("summary = %+v, want 1 created, a 422 on line 2 and an invalid line 3", sum)
 	}
-	if n := api.count("services"); n != 4 {
-		t.Errorf("a second run of the same file left %d servicos, want 4: its lines must replay, not duplicate", n)
-	}
-	if r.stderr != "error: 3 of 7 lines failed\n" {
+	if r.stderr != "error: 2 of 3 lines failed\n" {
 		t.Errorf("stderr = %q, want only the final error without a progress bar", r.stderr)
+	}
+	if n := servicosMatching(t, s, tok); n != 1 {
+		t.Errorf("servicos named with %s = %d, want 1", tok, n)
 	}
 }
 
 func TestImportReadsStandardInputAndNamedResources(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
-	stdin := `{"nivel": "Fundamental"}` + "\n" + `{"nivel": "Médio"}` + "\r\n"
+	s := shared.Get(t)
+	env := envOf(t, s, stack.JobsAdmin)
+	niveis := []string{unique("Fundamental"), unique("Médio")}
+	stdin := `{"nivel": "` + niveis[0] + `"}` + "\n" + `{"nivel": "` + niveis[1] + `"}` + "\r\n"
 	run(t, env, stdin, "import", "--resource", "escolaridades", "-").want(t, 0, "escolaridades from -: 2 created (0 by an earlier run), 0 failed, 2 lines")
-	if n := api.count("escolaridades"); n != 2 {
-		t.Errorf("escolaridades = %d, want 2", n)
+	for _, n := range niveis {
+		if got := total(t, s, stack.JobsAdmin, client.AreaJobs, client.EscolaridadesPath, map[string][]string{"nivel": {n}}); got != 1 {
+			t.Errorf("escolaridades %q = %d, want 1", n, got)
+		}
 	}
 }
 
 func TestImportRefusesWhatItCannotImport(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
+	env := tripwired(t, envOf(t, shared.Get(t), stack.JobsAdmin))
 	dir := t.TempDir()
 	vagas := writeFile(t, dir, "vagas.jsonl", `{"titulo": "x"}`)
 	tests := []struct {
@@ -109,35 +128,49 @@ func TestImportRefusesWhatItCannotImport(t *testing.T) {
 
 func TestImportSkipsOverlongLinesAndGoesOn(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
+	s := shared.Get(t)
+	env := envOf(t, s, stack.JobsAdmin)
+	nome := unique("ACME")
 	long := `{"nome": "` + strings.Repeat("x", 1<<20) + `"}`
-	stdin := long + "\n" + `{"nome": "ACME"}` + "\n"
+	stdin := long + "\n" + `{"nome": "` + nome + `"}` + "\n"
 	run(t, env, stdin, "import", "--resource", "empresas", "--no-progress", "-").
 		want(t, 1, "1 created (0 by an earlier run), 1 failed, 2 lines", "1 longer than 1048576 bytes")
-	if n := api.count("empresas"); n != 1 {
-		t.Errorf("empresas = %d, want only the short line", n)
+	if n := total(t, s, stack.JobsAdmin, client.AreaJobs, client.EmpresasPath, map[string][]string{"nome": {nome}}); n != 1 {
+		t.Errorf("empresas %q = %d, want only the short line", nome, n)
 	}
 }
 
 func TestImportStopsWhenInterrupted(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
+	s := shared.Get(t)
+	env := envOf(t, s, stack.JobsAdmin)
+	const lines = 500
+	nome := unique("Empresa interrompida")
+	count := func() int64 {
+		return total(t, s, stack.JobsAdmin, client.AreaJobs, client.EmpresasPath, map[string][]string{"nome": {nome}})
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	api.onPost = func(n int) {
-		if n == 3 {
-			cancel()
+	go func() { // Ctrl-C once a few lines are stored
+		for ctx.Err() == nil && count() < 3 {
+			time.Sleep(5 * time.Millisecond)
 		}
-	}
-	var lines []string
-	for i := range 500 {
-		lines = append(lines, fmt.Sprintf(`{"nome": "Empresa %d"}`, i))
-	}
-	r := runContext(ctx, env, strings.Join(lines, "\n"), "import", "--resource", "empresas", "--concurrency", "1", "--no-progress", "-")
+		cancel()
+	}()
+	stdin := strings.Repeat(`{"nome": "`+nome+`"}`+"\n", lines)
+	r := runContext(ctx, env, stdin, "import", "--resource", "empresas", "--concurrency", "1", "--no-progress", "-")
 	r.want(t, 1, "stderr:import interrupted after")
-	if n := api.postCount(); n >= 10 {
-		t.Errorf("POSTs = %d; the import went on after the interruption", n)
+	stored := count()
+	if stored < 3 || stored >= lines/2 {
+		t.Errorf("empresas stored = %d of %d lines; the import must stop soon after the interruption", stored, lines)
+	}
+	// The one request in flight when the import was interrupted may have
+	// been stored although its answer never came back.
+	m := regexp.MustCompile(`: (\d+) created`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no count of created lines in the summary:\n%s", r.stdout)
+	}
+	if created, _ := strconv.ParseInt(m[1], 10, 64); created > stored || stored > created+1 {
+		t.Errorf("the summary reports %d created, the database holds %d:\n%s", created, stored, r.stdout)
 	}
 }

@@ -7,67 +7,85 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/client"
+	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
-func TestResourceCommandsManageResources(t *testing.T) {
+func TestResourceCommandsManageJobsResources(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	jobs := api.env(t, devidptest.JobsAdmin)
-	catalog := api.env(t, devidptest.CatalogAdmin)
-	dir := t.TempDir()
-	servico := writeFile(t, dir, "servico.json", `{"nome_servico": "Segunda via do IPTU", "orgao_gestor": ["SMF"],
+	s := shared.Get(t)
+	jobs := envOf(t, s, stack.JobsAdmin)
+	nivel, nivel2, titulo, nome := unique("Ensino médio"), unique("Ensino superior"), unique("Pedreiro"), unique("Tecnologia")
+
+	r := run(t, jobs, "", "escolaridades", "create", "--set", "nivel="+nivel)
+	r.want(t, 0, "nivel "+nivel)
+	esc := idOf(t, r)
+	run(t, jobs, "", "escolaridades", "update", esc, "--set", "nivel="+nivel2).want(t, 0, "id "+esc, "nivel "+nivel2)
+	run(t, jobs, "", "escolaridades", "list", "--filter", "nivel="+nivel2).
+		want(t, 0, "ID NIVEL", esc+" "+nivel2, "page 1 · 20 per page · 1 in total")
+
+	r = run(t, jobs, `{"titulo": "`+titulo+`", "tipo_contratacao": "CLT"}`, "empregos", "create", "-f", "-", "--set", "numero_vagas=3", "--set", "escolaridade_id="+esc)
+	r.want(t, 0, "titulo "+titulo, "numero_vagas 3", "status CRIADO")
+	emprego := idOf(t, r)
+	run(t, jobs, "", "empregos", "get", emprego).want(t, 0, "tipo_contratacao CLT", "escolaridade_id "+esc)
+	run(t, jobs, "", "api", "get", "jobs", "/api/v1/empregos/"+emprego).want(t, 0, `"titulo": "`+titulo+`"`, `"nivel": "`+nivel2+`"`)
+
+	r = run(t, jobs, "", "categorias", "create", "--set", "nome="+nome)
+	r.want(t, 0, "nome "+nome)
+	categoria := idOf(t, r)
+	run(t, jobs, "", "categorias", "delete", categoria).want(t, 0, "stderr:deleted categorias "+categoria)
+	run(t, jobs, "", "categorias", "get", categoria).want(t, 1, "stderr:404 Not Found")
+}
+
+func TestResourceCommandsReportTheAPIsErrors(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	jobs := envOf(t, s, stack.JobsAdmin)
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{"a missing resource is a 404 with its request_id", jobs,
+			[]string{"empregos", "get", "999999"}, []string{"stderr:404 Not Found", "stderr:request_id: "}},
+		{"a body breaking field rules lists every violation", jobs,
+			[]string{"escolaridades", "create", "--set", "outro=1"}, []string{"stderr:422 Unprocessable Entity", "stderr:- nivel: ", "stderr:- outro: "}},
+		{"a client without the write scope is forbidden with a hint", envOf(t, s, stack.Reader),
+			[]string{"escolaridades", "create", "--set", "nivel=x"}, []string{"stderr:403 Forbidden", `stderr:"jobs:write"`, "stderr:hint: the client lacks the scope"}},
+		{"a duplicate is a conflict", jobs,
+			[]string{"categorias", "create", "--set", "nome=" + strings.ToUpper(createCategoria(t, jobs))}, []string{"stderr:409 Conflict"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run(t, tt.env, "", tt.args...).want(t, 1, tt.want...)
+		})
+	}
+}
+
+func TestResourceCommandsManageServicos(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	catalog := envOf(t, s, stack.CatalogAdmin)
+	token := strings.ReplaceAll(unique("iptu"), " ", "")
+	servico := writeFile(t, t.TempDir(), "servico.json", `{"nome_servico": "Segunda via do `+token+`", "orgao_gestor": ["SMF"],
 		"publico_especifico": ["todos"], "resumo": "Emita a segunda via", "tema_geral": "Tributos"}`)
 
-	steps := []struct {
-		name  string
-		env   map[string]string
-		stdin string
-		args  []string
-		code  int
-		want  []string
-	}{
-		{"creating an escolaridade from flags prints it as a table", jobs, "",
-			[]string{"escolaridades", "create", "--set", "nivel=Ensino médio"}, 0, []string{"id      1", "nivel   Ensino médio"}},
-		{"updating it replaces the level", jobs, "",
-			[]string{"escolaridades", "update", "1", "--set", "nivel=Ensino superior"}, 0, []string{"nivel   Ensino superior"}},
-		{"listing escolaridades shows a table with a footer", jobs, "",
-			[]string{"escolaridades", "list"}, 0, []string{"ID  NIVEL", "1   Ensino superior", "page 1 · 20 per page · 1 in total"}},
-		{"creating an emprego reads the body from standard input", jobs, `{"titulo": "Pedreiro", "tipo_contratacao": "CLT"}`,
-			[]string{"empregos", "create", "-f", "-", "--set", "numero_vagas=3"}, 0, []string{"titulo            Pedreiro", "numero_vagas      3"}},
-		{"getting the emprego by id shows it", jobs, "",
-			[]string{"empregos", "get", "2"}, 0, []string{"tipo_contratacao  CLT"}},
-		{"creating a categoria and listing categorias", jobs, "",
-			[]string{"categorias", "create", "--set", "nome=Tecnologia"}, 0, []string{"nome  Tecnologia"}},
-		{"creating a servico from a file sets its author to the caller", catalog, "",
-			[]string{"servicos", "create", "-f", servico}, 0, []string{"autor service-account-catalog-admin", "nome_servico        Segunda via do IPTU"}},
-		{"a list with --json prints the API's envelope", catalog, "",
-			[]string{"servicos", "list", "--json"}, 0, []string{`"data": [`, `"total": 1`}},
-		{"a missing resource is a 404 and exit status 1", jobs, "",
-			[]string{"empregos", "get", "99"}, 1, []string{"stderr:404 Not Found", "stderr:request_id: "}},
-		{"a body breaking field rules lists every violation", jobs, "",
-			[]string{"escolaridades", "create", "--set", "outro=1"}, 1, []string{"stderr:422 Unprocessable Entity", "stderr:- nivel: is required (required)"}},
-		{"a client without the write scope is forbidden with a hint", api.env(t, devidptest.Reader), "",
-			[]string{"escolaridades", "create", "--set", "nivel=x"}, 1, []string{"stderr:403 Forbidden", `stderr:"jobs:write"`, "stderr:hint: the client lacks the scope"}},
-		{"deleting a categoria reports it", jobs, "",
-			[]string{"categorias", "delete", "3"}, 0, []string{"stderr:deleted categorias 3"}},
-		{"the generic api command reaches any route", jobs, "",
-			[]string{"api", "get", "jobs", "/api/v1/empregos/2"}, 0, []string{`"titulo": "Pedreiro"`}},
-	}
-	for _, s := range steps {
-		if !t.Run(s.name, func(t *testing.T) { run(t, s.env, s.stdin, s.args...).want(t, s.code, s.want...) }) {
-			t.FailNow()
-		}
-	}
-	if n := api.count("categorias"); n != 0 {
-		t.Errorf("categorias left = %d, want 0 after the delete", n)
+	r := run(t, catalog, "", "servicos", "create", "-f", servico)
+	r.want(t, 0, "autor service-account-catalog-admin", "nome_servico Segunda via do "+token)
+	id := idOf(t, r)
+	run(t, catalog, "", "servicos", "list", "--json", "--filter", "text="+token).want(t, 0, `"data": [`, `"total": 1`, `"id": "`+id+`"`)
+	run(t, catalog, "", "servicos", "update", id, "-f", servico, "--set", "status=1").want(t, 0, "status 1")
+	run(t, catalog, "", "servicos", "delete", id).want(t, 0, "stderr:deleted servicos "+id)
+	if n := total(t, s, stack.CatalogAdmin, client.AreaSearch, client.ServicesPath, map[string][]string{"text": {token}}); n != 0 {
+		t.Errorf("servicos matching %s = %d after the delete, want 0", token, n)
 	}
 }
 
 func TestCommandsRefuseBadInputBeforeSending(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.CatalogAdmin)
+	env := tripwired(t, envOf(t, shared.Get(t), stack.CatalogAdmin))
 	dir := t.TempDir()
 	notJSON := writeFile(t, dir, "bad.json", `{"nome_servico": `)
 	array := writeFile(t, dir, "array.json", `[1, 2]`)
@@ -93,38 +111,46 @@ func TestCommandsRefuseBadInputBeforeSending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			run(t, tt.env, "", tt.args...).want(t, tt.code, "stderr:"+tt.want)
 		})
-	}
-	if n := api.postCount(); n != 0 {
-		t.Errorf("the API received %d POSTs, want none", n)
 	}
 }
 
 func TestTablesNeutralizeTerminalControlCharacters(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
-	run(t, env, "", "categorias", "create", "--set", `nome="\u001b[2J\u001b]0;pwned\u0007Saúde\tBucal"`).want(t, 0, "Saúde Bucal")
-	r := run(t, env, "", "categorias", "list")
+	env := envOf(t, shared.Get(t), stack.JobsAdmin)
+	nome := unique("\x1b[2J\x1b]0;pwned\x07Saúde\tBucal")
+	quoted, _ := json.Marshal(nome)
+	r := run(t, env, "", "categorias", "create", "--set", "nome="+string(quoted))
 	r.want(t, 0, "Saúde Bucal")
+	id := idOf(t, r)
+	r = run(t, env, "", "categorias", "list", "--filter", "nome="+nome)
+	r.want(t, 0, id, "Saúde Bucal")
 	if strings.ContainsAny(r.stdout, "\x1b\x07") {
 		t.Errorf("the table passes control characters to the terminal: %q", r.stdout)
 	}
-	var page struct{ Data []struct{ Nome string } }
-	if err := json.Unmarshal([]byte(run(t, env, "", "categorias", "list", "--json").stdout), &page); err != nil || !strings.Contains(page.Data[0].Nome, "\x1b[2J") {
-		t.Errorf("--json must keep the data exactly: %+v, %v", page, err)
+	var got struct{ Nome string }
+	if err := json.Unmarshal([]byte(run(t, env, "", "categorias", "get", id, "--json").stdout), &got); err != nil || got.Nome != nome {
+		t.Errorf("--json must keep the data exactly: %q, %v", got.Nome, err)
 	}
 }
 
 func TestFlagsWinOverVariables(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
+	env := envOf(t, shared.Get(t), stack.JobsAdmin)
 	good := env["MUNICIPAL_JOBS_URL"]
 	env["MUNICIPAL_JOBS_URL"] = "http://127.0.0.1:1/go/v1"
 	run(t, env, "", "--jobs-url", good, "empregos", "list").want(t, 0, "page 1")
 	run(t, env, "", "--max-attempts", "1", "empregos", "list").want(t, 1, "stderr:127.0.0.1:1")
+}
+
+// createCategoria creates a categoria through the command and returns its nome.
+func createCategoria(t *testing.T, env map[string]string) string {
+	t.Helper()
+	nome := unique("Categoria")
+	run(t, env, "", "categorias", "create", "--set", "nome="+nome).want(t, 0, "nome "+nome)
+	return nome
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {

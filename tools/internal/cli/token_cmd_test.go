@@ -7,20 +7,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
 func TestTokenPrintsAVerifiableAccessToken(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
+	s := shared.Get(t)
+	env := envOf(t, s, stack.JobsAdmin)
 	r := run(t, env, "", "token")
 	r.want(t, 0)
-	claims, err := api.idp.Verifier(t).Verify(context.Background(), strings.TrimSpace(r.stdout))
+	v, err := auth.NewVerifier(auth.Config{IssuerURL: s.Issuer})
+	if err != nil {
+		t.Fatalf("NewVerifier: %v", err)
+	}
+	claims, err := v.Verify(context.Background(), strings.TrimSpace(r.stdout))
 	if err != nil {
 		t.Fatalf("the printed token does not verify: %v", err)
 	}
-	if claims.ClientID != devidptest.JobsAdmin || !claims.HasScope("jobs:write") {
+	if claims.ClientID != stack.JobsAdmin || !claims.HasScope("jobs:write") {
 		t.Errorf("claims = %+v, want jobs-admin with jobs:write", claims)
 	}
 
@@ -43,8 +48,7 @@ func TestTokenPrintsAVerifiableAccessToken(t *testing.T) {
 
 func TestTokenReportsRefusedCredentials(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.JobsAdmin)
+	env := envOf(t, shared.Get(t), stack.JobsAdmin)
 	env["MUNICIPAL_CLIENT_SECRET"] = "wrong"
 	r := run(t, env, "", "token")
 	r.want(t, 1, "stderr:invalid_client")
@@ -55,17 +59,16 @@ func TestTokenReportsRefusedCredentials(t *testing.T) {
 
 func TestSchemasAndMigrationStatus(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t)
-	env := api.env(t, devidptest.Reader)
+	env := envOf(t, shared.Get(t), stack.Reader)
 	tests := []struct {
 		name string
 		args []string
 		want []string
 	}{
 		{"schemas shows a table marking the current version", []string{"schemas"},
-			[]string{"current version: v2", "VERSION CURRENT EMBEDDING_MODEL DIMENSIONS FIELDS DESCRIPTION", "v1 hash 256 nome_servico nome and resumo", "v2 * hash 384 nome_servico,resumo every text member"}},
+			[]string{"current version: v2", "VERSION CURRENT EMBEDDING_MODEL DIMENSIONS FIELDS DESCRIPTION", "v1 hash/ngram-fnv1a 256 nome_servico,resumo,tema_geral", "v2 * hash/ngram-fnv1a 384 nome_servico,"}},
 		{"schemas --json prints the API's document", []string{"schemas", "--json"}, []string{`"available_versions": [`, `"dimensions": 384`}},
-		{"migration status shows its members", []string{"migration", "status"}, []string{"current_version v2", "state idle"}},
+		{"migration status shows its members", []string{"migration", "status"}, []string{"current_version v2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
