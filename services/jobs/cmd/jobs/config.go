@@ -7,6 +7,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
 )
@@ -19,10 +20,11 @@ const (
 
 // config is every setting of the program, read once from the environment.
 type config struct {
-	HTTP server.Config
-	DB   pg.Config
-	Log  server.LogConfig
-	OIDC oidcConfig
+	HTTP        server.Config
+	DB          pg.Config
+	Log         server.LogConfig
+	OIDC        oidcConfig
+	Idempotency idempotency.Config
 }
 
 // oidcConfig says which access tokens the service accepts.
@@ -44,7 +46,7 @@ func loadConfig(ctx context.Context, lookuper envconfig.Lookuper) (config, error
 	if cfg.DB.URL == "" {
 		cfg.DB.URL = defaultDatabaseURL
 	}
-	if err := errors.Join(cfg.HTTP.Validate(), cfg.DB.Validate()); err != nil {
+	if err := errors.Join(cfg.HTTP.Validate(), cfg.DB.Validate(), cfg.Idempotency.Validate()); err != nil {
 		return cfg, fmt.Errorf("invalid configuration: %w", err)
 	}
 	return cfg, nil

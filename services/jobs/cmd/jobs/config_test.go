@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/pkg/idempotency"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -20,6 +22,7 @@ func TestLoadConfig(t *testing.T) {
 		{"variables override the defaults", map[string]string{"HTTP_ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x"}, "127.0.0.1:9000", "postgres://db/x", false},
 		{"a duration that is not one is refused", map[string]string{"HTTP_READ_TIMEOUT": "soon"}, "", "", true},
 		{"a zero body limit is refused", map[string]string{"HTTP_MAX_BODY_BYTES": "0"}, "", "", true},
+		{"a negative idempotency TTL is refused", map[string]string{"IDEMPOTENCY_TTL": "-1h"}, "", "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +38,9 @@ func TestLoadConfig(t *testing.T) {
 			}
 			if cfg.HTTP.Addr != tc.addr || cfg.DB.URL != tc.dbURL || cfg.OIDC.Audience != "api-gateway" {
 				t.Errorf("addr %q db %q audience %q", cfg.HTTP.Addr, cfg.DB.URL, cfg.OIDC.Audience)
+			}
+			if cfg.Idempotency.TTL != idempotency.DefaultTTL {
+				t.Errorf("idempotency TTL %v, want %v", cfg.Idempotency.TTL, idempotency.DefaultTTL)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/version"
@@ -39,7 +40,8 @@ func realMain(ctx context.Context, args []string) error {
 	return fmt.Errorf("unknown command %q (want serve or migrate)", cmd)
 }
 
-// migrate applies the embedded migrations, creating the database first when asked.
+// migrate applies the embedded migrations of the service and of the shared
+// idempotency keys, creating the database first when asked.
 func migrate(ctx context.Context, cfg config, logger *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	create := fs.Bool("create-database", false, "create the database of DATABASE_URL when it does not exist")
@@ -60,7 +62,7 @@ func migrate(ctx context.Context, cfg config, logger *slog.Logger, args []string
 	if err != nil {
 		return fmt.Errorf("database handle: %w", err)
 	}
-	return pg.Migrate(ctx, sqlDB, migrations.FS, logger)
+	return pg.MigrateSets(ctx, sqlDB, logger, pg.Set{FS: migrations.FS}, idempotency.MigrationSet)
 }
 
 // serve runs the HTTP server until ctx is done.
@@ -74,9 +76,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("token verifier: %w", err)
 	}
+	keys, err := idempotency.New(db, cfg.Idempotency, logger)
+	if err != nil {
+		return err
+	}
+	go keys.RunSweeper(ctx)
 	h := jobshttp.New(jobshttp.Options{
 		Store:        postgres.New(db),
 		Verifier:     verifier,
+		Idempotency:  keys,
 		Logger:       logger,
 		Metrics:      server.NewMetrics(),
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes,

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/municipal-apis/platform/pkg/idempotency"
 )
 
 // seedRows is the size of the empregos table the benchmarks run against.
@@ -81,7 +83,15 @@ func measure(b *testing.B, want int, op func(i int) int) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 }
 
-func BenchmarkCreateEmprego(b *testing.B) {
+func BenchmarkCreateEmprego(b *testing.B) { benchmarkCreateEmprego(b, false) }
+
+// BenchmarkCreateEmpregoWithIdempotencyKey sends a fresh Idempotency-Key with
+// each create: the cost of claiming the key and storing the answer.
+func BenchmarkCreateEmpregoWithIdempotencyKey(b *testing.B) { benchmarkCreateEmprego(b, true) }
+
+// benchmarkCreateEmprego creates postings against the seeded database, each
+// with its own Idempotency-Key when withKey is set.
+func benchmarkCreateEmprego(b *testing.B, withKey bool) {
 	e := newEnv(b)
 	seed(b, e)
 	token := "Bearer " + e.token(admin)
@@ -92,6 +102,9 @@ func BenchmarkCreateEmprego(b *testing.B) {
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/empregos", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", token)
+		if withKey {
+			req.Header.Set(idempotency.Header, fmt.Sprintf("bench-%d", i))
+		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		return rec.Code

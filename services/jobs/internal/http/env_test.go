@@ -20,6 +20,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/server"
 	jobshttp "github.com/municipal-apis/platform/services/jobs/internal/http"
@@ -43,10 +44,15 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	idp := devidptest.Start(t)
-	db := pgtest.NewDB(t, migrations.FS)
+	db := pgtest.NewDB(t, migrations.FS, idempotency.MigrationSet)
+	keys, err := idempotency.New(db, idempotency.Config{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := jobshttp.New(jobshttp.Options{
 		Store:        postgres.New(db),
 		Verifier:     idp.Verifier(t),
+		Idempotency:  keys,
 		Logger:       slog.New(slog.DiscardHandler),
 		Metrics:      server.NewMetrics(),
 		MaxBodyBytes: maxBody,
@@ -109,6 +115,12 @@ func (r response) fields(t testing.TB) []string {
 // against the OpenAPI document.
 func (e *env) do(method, path, client string, body any) response {
 	e.t.Helper()
+	return e.send(e.request(method, path, client, body))
+}
+
+// request builds the request that do sends.
+func (e *env) request(method, path, client string, body any) *http.Request {
+	e.t.Helper()
 	req := httptest.NewRequest(method, path, bodyReader(e.t, body))
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -116,7 +128,7 @@ func (e *env) do(method, path, client string, body any) response {
 	if client != "" {
 		req.Header.Set("Authorization", "Bearer "+e.token(client))
 	}
-	return e.send(req)
+	return req
 }
 
 // send serves req and checks the response against the OpenAPI document.

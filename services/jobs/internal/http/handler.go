@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
@@ -27,6 +28,7 @@ const Prefix = "/api/v1"
 type Options struct {
 	Store        jobs.Store
 	Verifier     *auth.Verifier
+	Idempotency  *idempotency.Keys // guards every POST and PATCH
 	Logger       *slog.Logger
 	Metrics      *server.Metrics
 	MaxBodyBytes int64
@@ -34,13 +36,15 @@ type Options struct {
 }
 
 // New returns the complete handler of the service: the API under Prefix
-// behind bearer authentication, /openapi.json without a token, and the
-// shared /livez, /readyz and /metrics with request ids, logs and limits.
+// behind bearer authentication, its POSTs and PATCHes safe to retry with an
+// Idempotency-Key, /openapi.json without a token, and the shared /livez,
+// /readyz and /metrics with request ids, logs and limits.
 func New(o Options) http.Handler {
 	engine := server.NewGin()
 	engine.GET("/openapi.json", serveOpenAPI)
 	api := engine.Group(Prefix, auth.Middleware(o.Verifier))
-	register(api, auth.RequireScope(ScopeRead), auth.RequireScope(ScopeWrite), o.Store)
+	register(api, guards{read: auth.RequireScope(ScopeRead), write: auth.RequireScope(ScopeWrite),
+		idempotent: o.Idempotency.Middleware()}, o.Store)
 	return server.Handler(server.Options{
 		Logger:       o.Logger,
 		Metrics:      o.Metrics,
@@ -50,38 +54,44 @@ func New(o Options) http.Handler {
 	})
 }
 
+// guards are the middleware in front of the handlers: the scope checks,
+// and the Idempotency-Key handling of the non-idempotent writes.
+type guards struct {
+	read, write, idempotent gin.HandlerFunc
+}
+
 // register adds the routes of every resource to api.
-func register(api *gin.RouterGroup, read, write gin.HandlerFunc, s jobs.Store) {
+func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 	empregos := s.Empregos()
 	resource[jobs.EmpregoInput, jobs.Emprego, jobs.EmpregoFilter]{
 		path: "empregos", name: "emprego", readOnly: jobs.EmpregoReadOnly, store: empregos,
 		validateNew: (*jobs.EmpregoInput).ValidateNew, validate: (*jobs.EmpregoInput).Validate,
 		filter: empregoFilter, id: func(e *jobs.Emprego) int64 { return e.ID },
-	}.register(api, read, write)
-	api.PATCH("/empregos/:id/status", write, setStatus(empregos))
+	}.register(api, g)
+	api.PATCH("/empregos/:id/status", g.write, g.idempotent, setStatus(empregos))
 
 	resource[jobs.CursoInput, jobs.Curso, jobs.CursoFilter]{
 		path: "cursos", name: "curso", readOnly: jobs.CursoReadOnly, store: s.Cursos(),
 		validateNew: (*jobs.CursoInput).Validate, validate: (*jobs.CursoInput).Validate,
 		filter: cursoFilter, id: func(c *jobs.Curso) int64 { return c.ID },
-	}.register(api, read, write)
+	}.register(api, g)
 
-	named(api, read, write, "empresas", "empresa", "nome", []string{"id", "empregos"}, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID })
-	named(api, read, write, "orgaos", "orgao", "nome", []string{"id", "empregos", "cursos"}, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID })
-	named(api, read, write, "categorias", "categoria", "nome", []string{"id", "cursos"}, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID })
+	named(api, g, "empresas", "empresa", "nome", []string{"id", "empregos"}, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID })
+	named(api, g, "orgaos", "orgao", "nome", []string{"id", "empregos", "cursos"}, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID })
+	named(api, g, "categorias", "categoria", "nome", []string{"id", "cursos"}, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID })
 	resource[jobs.EscolaridadeInput, jobs.Escolaridade, jobs.NameFilter]{
 		path: "escolaridades", name: "escolaridade", readOnly: []string{"id", "empregos"}, store: s.Escolaridades(),
 		validateNew: (*jobs.EscolaridadeInput).Validate, validate: (*jobs.EscolaridadeInput).Validate,
 		filter: nameFilter("nivel"), id: func(e *jobs.Escolaridade) int64 { return e.ID },
-	}.register(api, read, write)
+	}.register(api, g)
 }
 
 // named registers a resource whose input is a NomeInput.
-func named[Out any](api *gin.RouterGroup, read, write gin.HandlerFunc, path, name, param string, readOnly []string,
+func named[Out any](api *gin.RouterGroup, g guards, path, name, param string, readOnly []string,
 	store jobs.Resource[jobs.NomeInput, Out, jobs.NameFilter], id func(*Out) int64) {
 	resource[jobs.NomeInput, Out, jobs.NameFilter]{
 		path: path, name: name, readOnly: readOnly, store: store,
 		validateNew: (*jobs.NomeInput).Validate, validate: (*jobs.NomeInput).Validate,
 		filter: nameFilter(param), id: id,
-	}.register(api, read, write)
+	}.register(api, g)
 }

@@ -23,12 +23,12 @@ type resource[In, Out, F any] struct {
 	id          func(*Out) int64
 }
 
-func (r resource[In, Out, F]) register(api *gin.RouterGroup, read, write gin.HandlerFunc) {
-	api.GET("/"+r.path, read, r.list)
-	api.POST("/"+r.path, write, r.create)
-	api.GET("/"+r.path+"/:id", read, r.get)
-	api.PUT("/"+r.path+"/:id", write, r.update)
-	api.DELETE("/"+r.path+"/:id", write, r.delete)
+func (r resource[In, Out, F]) register(api *gin.RouterGroup, g guards) {
+	api.GET("/"+r.path, g.read, r.list)
+	api.POST("/"+r.path, g.write, g.idempotent, r.create)
+	api.GET("/"+r.path+"/:id", g.read, r.get)
+	api.PUT("/"+r.path+"/:id", g.write, r.update)
+	api.DELETE("/"+r.path+"/:id", g.write, r.delete)
 }
 
 func (r resource[In, Out, F]) list(c *gin.Context) {

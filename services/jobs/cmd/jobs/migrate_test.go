@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"testing/fstest"
+
+	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/pgtest"
+)
+
+func TestMigrateAppliesTheServiceAndIdempotencySets(t *testing.T) {
+	t.Parallel()
+	cfg := config{DB: pg.Config{URL: pgtest.NewURL(t, fstest.MapFS{}), MaxOpenConns: 2, MaxIdleConns: 1}}
+	for range 2 { // a second run finds nothing to do
+		if err := migrate(context.Background(), cfg, slog.New(slog.DiscardHandler), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := pg.Open(context.Background(), cfg.DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close(db)
+	tests := []struct{ name, table string }{
+		{"the service's tables exist", "categorias"},
+		{"the service's versions are in goose's default table", "goose_db_version"},
+		{"the idempotency keys table exists", "idempotency_keys"},
+		{"the idempotency versions have their own table", "goose_idempotency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var exists bool
+			if err := db.Raw(`SELECT to_regclass(?) IS NOT NULL`, tt.table).Scan(&exists).Error; err != nil {
+				t.Fatal(err)
+			}
+			if !exists {
+				t.Errorf("table %s is missing", tt.table)
+			}
+		})
+	}
+}
