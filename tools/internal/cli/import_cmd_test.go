@@ -174,3 +174,20 @@ func TestImportStopsWhenInterrupted(t *testing.T) {
 		t.Errorf("the summary reports %d created, the database holds %d:\n%s", created, stored, r.stdout)
 	}
 }
+
+func TestImportingTheSameFileAgainReplaysInsteadOfDuplicating(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	env := envOf(t, s, stack.JobsAdmin)
+	// Empresa names may repeat, so only the Idempotency-Key keeps a second
+	// run from creating every line again.
+	nomes := []string{unique("Construtora"), unique("Padaria")}
+	path := writeFile(t, t.TempDir(), "empresas.jsonl", `{"nome": "`+nomes[0]+`"}`+"\n"+`{"nome": "`+nomes[1]+`"}`+"\n")
+	run(t, env, "", "import", "--no-progress", path).want(t, 0, "2 created (0 by an earlier run), 0 failed, 2 lines")
+	run(t, env, "", "import", "--no-progress", path).want(t, 0, "2 created (2 by an earlier run), 0 failed, 2 lines")
+	for _, n := range nomes {
+		if got := total(t, s, stack.JobsAdmin, client.AreaJobs, client.EmpresasPath, map[string][]string{"nome": {n}}); got != 1 {
+			t.Errorf("empresas %q = %d after two runs, want 1", n, got)
+		}
+	}
+}

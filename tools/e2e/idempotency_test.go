@@ -1,0 +1,55 @@
+package e2e_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/municipal-apis/platform/pkg/client"
+	"github.com/municipal-apis/platform/tools/internal/stack"
+)
+
+func TestARepeatedIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	c := newClient(t, s, stack.JobsAdmin)
+	ctx := context.Background()
+	key := client.WithIdempotencyKey(uuid.NewString())
+	nome := unique("Categoria idempotente")
+	post := func(c *client.Client, body *client.Categoria) (*client.Response, *client.Categoria, error) {
+		var out client.Categoria
+		resp, err := c.Do(ctx, http.MethodPost, client.AreaJobs, client.CategoriasPath, body, &out, key)
+		return resp, &out, err
+	}
+
+	r1, first, err := post(c, &client.Categoria{Nome: nome})
+	if err != nil || r1.StatusCode != http.StatusCreated || r1.Replayed {
+		t.Fatalf("first POST = %+v, %v; want a fresh 201", r1, err)
+	}
+	t.Run("the same key and body get the stored answer", func(t *testing.T) {
+		r2, again, err := post(c, &client.Categoria{Nome: nome})
+		if err != nil || r2.StatusCode != http.StatusCreated || !r2.Replayed || again.ID != first.ID {
+			t.Errorf("replay = %+v, %+v, %v; want the first 201 with id %d, marked replayed", r2, again, err, first.ID)
+		}
+		if r2.Header.Get("Location") != r1.Header.Get("Location") {
+			t.Errorf("replayed Location %q, want %q", r2.Header.Get("Location"), r1.Header.Get("Location"))
+		}
+	})
+	t.Run("the same key with another body is refused", func(t *testing.T) {
+		if _, _, err := post(c, &client.Categoria{Nome: nome + " outra"}); !client.IsInvalid(err) {
+			t.Errorf("err = %v, want a 422", err)
+		}
+	})
+	t.Run("another client's same key is its own request", func(t *testing.T) {
+		resp, _, err := post(newClient(t, s, stack.OtherDept), &client.Categoria{Nome: nome})
+		if !client.IsConflict(err) || (resp != nil && resp.Replayed) {
+			t.Errorf("err = %v; want the duplicate nome's 409, not a replay of another client's answer", err)
+		}
+	})
+	page, err := c.ListCategorias(ctx, client.ListOptions{Filter: map[string][]string{"nome": {nome}}})
+	if err != nil || page.Meta.Total != 1 {
+		t.Errorf("categorias named %q: %+v, %v; want exactly one", nome, page, err)
+	}
+}
