@@ -117,14 +117,19 @@ func (s *Stack) start(ctx context.Context) error {
 	return s.startGateway(ctx)
 }
 
-// common is the environment every program gets.
-func (s *Stack) common() []string {
-	return []string{"LOG_FORMAT=text", "LOG_LEVEL=" + s.opts.LogLevel, "OIDC_ISSUER_URL=" + s.Issuer}
+// logEnv is the logging configuration every program gets.
+func (s *Stack) logEnv() []string {
+	return []string{"LOG_FORMAT=text", "LOG_LEVEL=" + s.opts.LogLevel}
+}
+
+// verifierEnv is the environment of a program that verifies tokens.
+func (s *Stack) verifierEnv() []string {
+	return append(s.logEnv(), "OIDC_ISSUER_URL="+s.Issuer)
 }
 
 func (s *Stack) startIdP(ctx context.Context) error {
 	url, err := s.startProgram(ctx, IdP, func(addr string) []string {
-		return []string{"DEVIDP_ADDR=" + addr, "DEVIDP_ISSUER_BASE=http://" + addr}
+		return append(s.logEnv(), "DEVIDP_ADDR="+addr, "DEVIDP_ISSUER_BASE=http://"+addr)
 	})
 	s.AuthURL, s.Issuer = url, url+"/auth/realms/municipal"
 	return err
@@ -137,7 +142,7 @@ func (s *Stack) startService(ctx context.Context, service string) (url, dsn stri
 		return "", "", err
 	}
 	s.databases = append(s.databases, db)
-	env := append(s.common(), "DATABASE_URL="+dsn)
+	env := append(s.verifierEnv(), "DATABASE_URL="+dsn)
 	migrateEnv := slices.Concat(env, s.opts.Env[service])
 	if err := runToEnd(ctx, s.bin, service, migrateEnv, s.logs[service], "migrate", "-create-database"); err != nil {
 		return "", "", err
@@ -150,7 +155,7 @@ func (s *Stack) startService(ctx context.Context, service string) (url, dsn stri
 
 func (s *Stack) startGateway(ctx context.Context) error {
 	url, err := s.startProgram(ctx, Gateway, func(addr string) []string {
-		return append(s.common(), "HTTP_ADDR="+addr,
+		return append(s.verifierEnv(), "HTTP_ADDR="+addr,
 			"ROUTES=/search="+s.SearchAdminURL+",/go/v1="+s.JobsURL,
 			"REDIS_URL="+s.RedisURL, "RATE_LIMIT_KEY_PREFIX="+s.RateLimitKeyPrefix,
 			"RATE_LIMIT_PER_CLIENT="+orDefault(s.opts.RateLimitPerClient),

@@ -115,3 +115,21 @@ func count(t *testing.T, dsn, query string) int {
 	}
 	return n
 }
+
+func TestEveryProgramLogsAtTheChosenLevelAndFormat(t *testing.T) {
+	t.Parallel()
+	s := stack.StartT(t, stack.Options{LogLevel: "debug"})
+	if _, err := s.MustClient(t, stack.JobsAdmin).Token(context.Background()); err != nil {
+		t.Fatalf("Token: %v", err)
+	}
+	logs := s.Logs()
+	for _, part := range strings.Split(logs, "----- ")[1:] {
+		name, out, _ := strings.Cut(part, " -----\n")
+		if !strings.Contains(out, "level=") || strings.Contains(out, `{"time":`) {
+			t.Errorf("%s does not log as text:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(logs, "level=DEBUG") {
+		t.Error("no program logged at debug level although LogLevel is debug")
+	}
+}
