@@ -68,7 +68,7 @@ func (k *Keys) serve(c *gin.Context, key string) error {
 	if !ok {
 		return problem.Wrap(problem.EINTERNAL, errNoClaims, "")
 	}
-	body, err := readBody(c.Request)
+	body, err := problem.ReadBody(c.Request)
 	if err != nil {
 		return err
 	}

@@ -1,33 +1,11 @@
 package idempotency
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"io"
 	"net/http"
-
-	"github.com/municipal-apis/platform/pkg/problem"
 )
-
-// readBody reads r's body, bounded by the limit server.Handler sets, and
-// puts the same bytes back for the handler.
-func readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, nil
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, problem.Errorf(problem.ETOOLARGE, "the request body exceeds %d bytes", mbe.Limit)
-		}
-		return nil, problem.Wrap(problem.EMALFORMED, err, "the request body could not be read")
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return body, nil
-}
 
 // fingerprint identifies a request: its method, route, path, query and
 // exact body, each part length-prefixed so no two requests share one.

@@ -28,18 +28,31 @@ func DecodeJSON(r *http.Request, dst any, v *Violations, ignore ...string) error
 	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
 		return err
 	}
-	if r.Body == nil {
-		return Errorf(EMALFORMED, "the request body is empty")
+	data, err := ReadBody(r)
+	if err != nil {
+		return err
+	}
+	return DecodeBytes(data, dst, v, ignore...)
+}
+
+// ReadBody reads the whole request body and puts it back, so that a
+// middleware can inspect a body its handler reads again. A body over the
+// limit set by http.MaxBytesReader is a 413; a broken one a 400. A request
+// without a body yields nil.
+func ReadBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return Errorf(ETOOLARGE, "the request body exceeds %d bytes", mbe.Limit)
+			return nil, Errorf(ETOOLARGE, "the request body exceeds %d bytes", mbe.Limit)
 		}
-		return Wrap(EMALFORMED, err, "the request body could not be read")
+		return nil, Wrap(EMALFORMED, err, "the request body could not be read")
 	}
-	return DecodeBytes(data, dst, v, ignore...)
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	return data, nil
 }
 
 // DecodeBytes is DecodeJSON for a body that was already read.
