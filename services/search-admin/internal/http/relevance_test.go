@@ -108,7 +108,7 @@ func seedRelevanceSet(t *testing.T, app *testApp) map[string]string {
 	return keyOf
 }
 
-func readJSON(t *testing.T, name string, v any) {
+func readJSON(t testing.TB, name string, v any) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "relevance", name))
 	if err != nil {

@@ -31,6 +31,9 @@ JOIN jsonb_array_elements(CAST(? AS jsonb)) WITH ORDINALITY AS b(doc, o) ON b.o 
 	if err != nil {
 		t.Fatalf("seed %d servicos: %v", n, err)
 	}
+	if err := app.db.Exec("ANALYZE servicos").Error; err != nil {
+		t.Fatal(err)
+	}
 }
 
 // migrateAndWait starts a migration to version through the API and waits

@@ -6,32 +6,36 @@ import (
 	"fmt"
 	"strings"
 
+	"gorm.io/gorm"
+
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
 var _ catalog.SearchStore = (*Store)(nil)
 
-// keywordSearch ranks the published Servicos of one version. Candidates are
-// documents matching the tsquery (GIN index) plus Servicos whose name and
-// summary are trigram-similar to the query (GIN trigram index), which
-// catches typos. The score is ts_rank with the default weights (a hit in an
-// A field counts ten times one in a D field) plus a share of the trigram
-// word similarity of nome_servico.
+// keywordSearch ranks the published Servicos of one version. Full-text
+// matches (GIN index; the tsquery is written inline so the planner folds it
+// to a constant) score ts_rank with the default weights, so a hit in an A
+// field counts ten times one in a D field. Servicos whose name and summary
+// are trigram-similar to the query (GIN trigram index) catch typos and add a
+// share of the word similarity of their name; only those few pay for it.
 const keywordSearch = `
-WITH q AS (SELECT to_tsquery('portuguese', search_unaccent(@tsquery)) AS query),
-candidates AS (
-    SELECT d.servico_id AS id FROM search_documents d, q
-    WHERE d.schema_version = @version AND d.document @@ q.query
-    UNION
-    SELECT s.id FROM servicos s WHERE @text <% search_unaccent(lower(s.nome_servico || ' ' || s.resumo))
+WITH fulltext AS (
+    SELECT d.servico_id AS id, ts_rank(d.document, to_tsquery('portuguese', search_unaccent(@tsquery))) AS rank
+    FROM search_documents d
+    WHERE d.schema_version = @version AND d.document @@ to_tsquery('portuguese', search_unaccent(@tsquery))
+),
+trigram AS (
+    SELECT s.id, word_similarity(@text, search_unaccent(lower(s.nome_servico))) AS similarity
+    FROM servicos s
+    WHERE @text <% search_unaccent(lower(s.nome_servico || ' ' || s.resumo))
+      AND EXISTS (SELECT 1 FROM search_documents d WHERE d.servico_id = s.id AND d.schema_version = @version)
 ),
 ranked AS (
-    SELECT s.id,
-        ts_rank(d.document, q.query) + @trgm_weight * word_similarity(@text, search_unaccent(lower(s.nome_servico))) AS score
-    FROM candidates c
-    JOIN servicos s ON s.id = c.id
-    JOIN search_documents d ON d.servico_id = s.id AND d.schema_version = @version
-    CROSS JOIN q
+    SELECT s.id, COALESCE(f.rank, 0) + @trgm_weight * COALESCE(t.similarity, 0) AS score
+    FROM fulltext f
+    FULL JOIN trigram t ON t.id = f.id
+    JOIN servicos s ON s.id = COALESCE(f.id, t.id)
     WHERE s.status = 1
       AND (@agents OR NOT COALESCE(s.agents -> 'exclusive_for_agents' = 'true'::jsonb, false))
       AND (@tema = '' OR s.tema_geral = @tema)
@@ -62,11 +66,18 @@ func (s *Store) KeywordSearch(ctx context.Context, q catalog.KeywordQuery) ([]ca
 		Score float64
 		Total int
 	}
-	err = s.db.WithContext(ctx).Raw(keywordSearch, map[string]any{
-		"tsquery": tsquery(q.Terms), "text": q.Text, "version": q.Version, "trgm_weight": trigramWeight,
-		"agents": q.Filter.IncludeAgentOnly, "tema": q.Filter.TemaGeral, "orgao": string(orgaoJSON),
-		"limit": q.Limit, "offset": q.Offset,
-	}).Scan(&rows).Error
+	// The planner prices @@ on TOASTed tsvectors far below its real cost
+	// and would scan every document; the GIN index is 4-5x faster at 10k.
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET LOCAL enable_seqscan = off").Error; err != nil {
+			return err
+		}
+		return tx.Raw(keywordSearch, map[string]any{
+			"tsquery": tsquery(q.Terms), "text": q.Text, "version": q.Version, "trgm_weight": trigramWeight,
+			"agents": q.Filter.IncludeAgentOnly, "tema": q.Filter.TemaGeral, "orgao": string(orgaoJSON),
+			"limit": q.Limit, "offset": q.Offset,
+		}).Scan(&rows).Error
+	})
 	if err != nil {
 		return nil, 0, mapError(fmt.Errorf("keyword search: %w", err))
 	}
