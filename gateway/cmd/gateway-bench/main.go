@@ -8,23 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/municipal-apis/platform/gateway/internal/bench"
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := realMain(ctx, os.Args[1:])
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gateway-bench:", err)
-		os.Exit(1)
-	}
-}
+func main() { program.Main("gateway-bench", realMain) }
 
 // realMain parses the flags, runs the benchmark and writes the report.
 func realMain(ctx context.Context, args []string) error {

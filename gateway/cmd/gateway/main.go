@@ -10,26 +10,18 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/gateway/internal/gateway"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/version"
+	"github.com/sethvargo/go-envconfig"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := realMain(ctx)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gateway:", err)
-		os.Exit(1)
-	}
+	program.Main("gateway", func(ctx context.Context, _ []string) error { return realMain(ctx) })
 }
 
 // realMain reads the configuration, wires the gateway and serves until ctx is done.

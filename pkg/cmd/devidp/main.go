@@ -11,24 +11,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"slices"
-	"syscall"
-
-	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/devidp"
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/sethvargo/go-envconfig"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := realMain(ctx)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "devidp:", err)
-		os.Exit(1)
-	}
+	program.Main("devidp", func(ctx context.Context, _ []string) error { return realMain(ctx) })
 }
 
 // banner is printed at start so nobody mistakes devidp for a real identity provider.

@@ -6,19 +6,7 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := realMain(ctx, os.Args[1:])
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jobs:", err)
-		os.Exit(1)
-	}
-}
+func main() { program.Main("jobs", realMain) }
