@@ -15,7 +15,7 @@ PROG_devidp       := ./pkg/cmd/devidp
 PROG_gateway      := ./gateway/cmd/gateway
 PROG_jobs         := ./services/jobs/cmd/jobs
 PROG_search-admin := ./services/search-admin/cmd/search-admin
-PROG_municipal    := ./tools/cmd/municipal
+CLI_MAIN          := ./tools/cmd/municipal
 PROGRAMS := devidp search-admin jobs gateway
 
 .PHONY: help
@@ -29,7 +29,7 @@ build: ## static binaries of every program in bin/
 	  case $$p in devidp) src=$(PROG_devidp);; gateway) src=$(PROG_gateway);; jobs) src=$(PROG_jobs);; search-admin) src=$(PROG_search-admin);; esac; \
 	  if [ -d "$$src" ]; then echo "build bin/$$p"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/$$p $$src || exit 1; fi; \
 	done
-	@echo "build bin/municipal"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/municipal $(PROG_municipal)
+	@echo "build bin/municipal"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/municipal $(CLI_MAIN)
 
 .PHONY: test
 test: ## every module's tests with -race against the local Postgres and Redis
