@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -40,23 +41,26 @@ WHERE id = (SELECT id FROM search_migrations WHERE state = 'completed' ORDER BY 
 	return mapError(err)
 }
 
-// MigrationStatus implements catalog.MigrationStore.
+// MigrationStatus implements catalog.MigrationStore, reading the versions
+// and the latest migration in one snapshot so they always agree.
 func (s *Store) MigrationStatus(ctx context.Context) (catalog.MigrationStatus, error) {
 	var st catalog.MigrationStatus
-	db := s.db.WithContext(ctx)
-	err := db.Raw(`SELECT current_version, previous_version, target_version FROM search_settings`).Row().
-		Scan(&st.CurrentVersion, &st.PreviousVersion, &st.TargetVersion)
-	if err != nil {
-		return st, mapError(fmt.Errorf("read search_settings: %w", err))
-	}
-	var latest []catalog.Migration
-	if err := db.Raw(`SELECT ` + migrationColumns + ` FROM search_migrations ORDER BY started_at DESC, id DESC LIMIT 1`).Scan(&latest).Error; err != nil {
-		return st, mapError(fmt.Errorf("read latest migration: %w", err))
-	}
-	if len(latest) == 1 {
-		st.Migration = &latest[0]
-	}
-	return st, nil
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Raw(`SELECT current_version, previous_version, target_version FROM search_settings`).Row().
+			Scan(&st.CurrentVersion, &st.PreviousVersion, &st.TargetVersion)
+		if err != nil {
+			return fmt.Errorf("read search_settings: %w", err)
+		}
+		var latest []catalog.Migration
+		if err := tx.Raw(`SELECT ` + migrationColumns + ` FROM search_migrations ORDER BY started_at DESC, id DESC LIMIT 1`).Scan(&latest).Error; err != nil {
+			return fmt.Errorf("read latest migration: %w", err)
+		}
+		if len(latest) == 1 {
+			st.Migration = &latest[0]
+		}
+		return nil
+	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	return st, mapError(err)
 }
 
 // MigrationHistory implements catalog.MigrationStore.
