@@ -28,6 +28,11 @@ func TestEveryRouteNeedsATokenWithItsScope(t *testing.T) {
 		{http.MethodPost, "/api/v1/admin/services/" + id + "/publish", "search:services:write", false},
 		{http.MethodPost, "/api/v1/admin/services/" + id + "/unpublish", "search:services:write", false},
 		{http.MethodGet, "/api/v1/admin/migration/schemas", "search:migrations:read", true},
+		{http.MethodGet, "/api/v1/admin/migration/status", "search:migrations:read", true},
+		{http.MethodGet, "/api/v1/admin/migration/history", "search:migrations:read", true},
+		{http.MethodPost, "/api/v1/admin/migration/start", "search:migrations:write", false},
+		{http.MethodPost, "/api/v1/admin/migration/rollback", "search:migrations:write", false},
+		{http.MethodGet, "/api/v1/search?q=iptu", "search:read", true},
 	}
 	claims := app.idp.Claims(t, "catalog-admin")
 	claims["exp"] = time.Now().Add(-time.Hour).Unix()
