@@ -57,4 +57,4 @@ up: ## the docker-compose stack with Keycloak (needs a Docker engine)
 
 .PHONY: bench
 bench: ## the benchmark set; writes docs/benchmarks.md
-	go test -run '^$$' -bench . -benchtime 2s $(PACKAGES)
+	go run ./tools/cmd/benchreport -out docs/benchmarks.md -plot docs/benchmarks-latency.png

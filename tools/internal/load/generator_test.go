@@ -89,7 +89,9 @@ func TestGeneratorBuildsEachOperation(t *testing.T) {
 	})
 	t.Run("empregos refer to an escolaridade of the run", func(t *testing.T) {
 		tgt := buildTarget(t, g, createOf(Emprego))
-		var body struct{ EscolaridadeID int64 `json:"escolaridade_id"` }
+		var body struct {
+			EscolaridadeID int64 `json:"escolaridade_id"`
+		}
 		if err := json.Unmarshal(tgt.Body, &body); err != nil || body.EscolaridadeID != 42 {
 			t.Fatalf("escolaridade_id %d (%v), want 42", body.EscolaridadeID, err)
 		}

@@ -16,7 +16,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "operation\trequests\treq/s\tsuccess\tp50 ms\tp90 ms\tp99 ms\tmax ms\tstatuses\t\n")
 	for _, s := range append(slices.Clone(r.Operations), r.Overall) {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f%%\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n",
-			s.Operation, s.Requests, s.Rate, 100*s.Success, s.P50, s.P90, s.P99, s.Max, statusList(s.Statuses))
+			s.Operation, s.Requests, s.Rate, 100*s.Success, s.P50, s.P90, s.P99, s.Max, StatusList(s.Statuses))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write the report: %w", err)
@@ -37,8 +37,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// statusList writes statuses as "201×40 422×1", by status.
-func statusList(statuses map[string]int) string {
+// StatusList writes statuses as "201×40 422×1", in numeric order.
+func StatusList(statuses map[string]int) string {
 	keys := make([]string, 0, len(statuses))
 	for k := range statuses {
 		keys = append(keys, k)

@@ -1,0 +1,118 @@
+// Command benchreport runs the whole benchmark set of the repository (the
+// go test benchmarks of every module, the gateway's vegeta comparison and a
+// loadgen run against a stack on loopback) and writes docs/benchmarks.md
+// with a PNG latency plot. Run it from the repository root: make bench.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/municipal-apis/platform/tools/internal/benchreport"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := realMain(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the flags of benchreport.
+type options struct {
+	out, plot string
+	gateway   benchreport.GatewayBench
+	load      benchreport.LoadRun
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("benchreport", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.out, "out", "docs/benchmarks.md", "Markdown report to write")
+	fs.StringVar(&o.plot, "plot", "docs/benchmarks-latency.png", "PNG latency plot to write")
+	fs.StringVar(&o.gateway.Duration, "gateway-duration", "5s", "length of each measured phase of gateway-bench")
+	fs.StringVar(&o.gateway.Warmup, "gateway-warmup", "1s", "warm-up of gateway-bench before each target")
+	fs.Float64Var(&o.gateway.MaxLoad, "gateway-max-load", float64(4*runtime.NumCPU()), "load average above which gateway-bench refuses to run")
+	fs.IntVar(&o.load.Rate, "load-rate", 50, "requests per second of the loadgen run")
+	fs.DurationVar(&o.load.Duration, "load-duration", 20*time.Second, "length of the loadgen run")
+	return o, fs.Parse(args)
+}
+
+// realMain runs every part, writes the report even when a part failed, and
+// then returns an error naming the failure.
+func realMain(ctx context.Context, args []string, log io.Writer) error {
+	o, err := parseFlags(args, log)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat("go.work"); err != nil {
+		return fmt.Errorf("run from the repository root (no go.work here): %w", err)
+	}
+	rep := run(ctx, o, log)
+	if err := write(o, rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "benchreport: wrote %s and %s in %v\n", o.out, o.plot, rep.Elapsed.Round(time.Second))
+	if rep.Failed() {
+		return fmt.Errorf("some benchmarks failed; see %s", o.out)
+	}
+	return nil
+}
+
+// run measures every part in turn, logging progress.
+func run(ctx context.Context, o options, log io.Writer) *benchreport.Report {
+	rep := &benchreport.Report{Started: time.Now(), Machine: benchreport.ReadMachine()}
+	fmt.Fprintf(log, "benchreport: %d CPUs, load average %s\n", rep.Machine.CPUs, rep.Machine.LoadStart)
+	for _, s := range benchreport.DefaultSuites {
+		fmt.Fprintf(log, "benchreport: %s\n", s.Command())
+		benches, err := benchreport.RunSuite(ctx, ".", s, log)
+		rep.Suites = append(rep.Suites, benchreport.SuiteResult{Suite: s, Benches: benches, Err: err})
+	}
+	rep.GatewayCommand = o.gateway.Command("<temporary file>")
+	fmt.Fprintf(log, "benchreport: %s\n", rep.GatewayCommand)
+	rep.Gateway, rep.GatewayErr = o.gateway.Run(ctx, ".", log)
+	rep.LoadCommand = o.load.Command()
+	fmt.Fprintf(log, "benchreport: loadgen, %d req/s for %v against a new stack\n", o.load.Rate, o.load.Duration)
+	rep.Load, rep.LoadErr = o.load.Run(ctx)
+	rep.Machine.LoadEnd = benchreport.LoadAverage()
+	rep.Elapsed = time.Since(rep.Started)
+	return rep
+}
+
+// write saves the plot (when the load ran) and the report.
+func write(o options, rep *benchreport.Report) error {
+	if rep.Load != nil {
+		if err := benchreport.WriteLatencyPlot(o.plot, rep.Load); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(filepath.Dir(o.out), o.plot)
+		if err != nil {
+			return fmt.Errorf("place the plot: %w", err)
+		}
+		rep.Plot = filepath.ToSlash(rel)
+	}
+	f, err := os.Create(o.out)
+	if err != nil {
+		return fmt.Errorf("create the report: %w", err)
+	}
+	if err := rep.WriteMarkdown(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	return nil
+}

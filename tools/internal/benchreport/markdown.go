@@ -1,0 +1,130 @@
+package benchreport
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/municipal-apis/platform/tools/internal/load"
+)
+
+// areas are the sections of go test results, in order, with the notes the
+// module engineers keep next to their code.
+var areas = []struct{ name, details string }{
+	{"gateway", "[gateway/BENCHMARKS.md](../gateway/BENCHMARKS.md) and the gateway README's benchmark section"},
+	{"jobs", "[services/jobs/BENCHMARKS.md](../services/jobs/BENCHMARKS.md)"},
+	{"search-admin", "[services/search-admin/BENCHMARKS.md](../services/search-admin/BENCHMARKS.md)"},
+	{"client and tools", "[pkg/client/README.md](../pkg/client/README.md), [pkg/idempotency](../pkg/idempotency) and [tools/README.md](../tools/README.md)"},
+}
+
+// WriteMarkdown writes the report.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	r.writeHeader(&b)
+	r.writeTargets(&b)
+	for _, a := range areas {
+		fmt.Fprintf(&b, "## %s\n\n", a.name)
+		if a.name == "gateway" {
+			r.writeGateway(&b)
+		}
+		writeSuites(&b, r.suitesOf(a.name))
+		fmt.Fprintf(&b, "Details, methods and earlier measurements: %s.\n\n", a.details)
+	}
+	r.writeLoad(&b)
+	r.writeCommands(&b)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	return nil
+}
+
+func (r *Report) writeHeader(b *strings.Builder) {
+	m := r.Machine
+	fmt.Fprintf(b, "# Benchmarks\n\nWritten by `make bench` (`go run ./tools/cmd/benchreport`); do not edit by hand. "+
+		"Run %s, %s in all.\n\n", r.Started.UTC().Format(time.RFC3339), r.Elapsed.Round(time.Second))
+	fmt.Fprintf(b, "| machine | |\n|---|---|\n| CPUs | %d |\n| CPU | %s |\n| Go | %s (%s) |\n| load average (1, 5, 15 min) at start | %s |\n| load average at end | %s |\n\n",
+		m.CPUs, m.CPUModel, m.GoVersion, m.Platform, m.LoadStart, m.LoadEnd)
+	b.WriteString("Everything runs on this machine: the load generators, the services, the gateway, Postgres and Redis " +
+		"share its cores, and other work may have been running at the same time (see the load average), so " +
+		"read the figures as orders of magnitude and compare runs by their ratios.\n\n")
+}
+
+func (r *Report) writeTargets(b *strings.Builder) {
+	b.WriteString("## Targets\n\n| target | measured | met |\n|---|---|---|\n")
+	for _, t := range r.Targets() {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Name, t.Measured, yesNo(t.Met))
+	}
+	fmt.Fprintf(b, "\nThe gateway's targets are its issue's, judged by `gateway-bench`; the mixed-load targets are set here: "+
+		"the default mix at the asked rate with no failed request and every operation's p99 under %.0f ms.\n\n", loadMaxP99Millis)
+}
+
+func (r *Report) writeGateway(b *strings.Builder) {
+	b.WriteString("### Through the gateway and direct, with vegeta (`gateway-bench`)\n\n")
+	if r.GatewayErr != nil {
+		fmt.Fprintf(b, "Not measured: %s\n\n", oneLine(r.GatewayErr))
+		return
+	}
+	b.WriteString(strings.Join(r.Gateway.Table, "\n") + "\n\n")
+	if r.Gateway.Targets != "" {
+		fmt.Fprintf(b, "Targets: %s\n\n", r.Gateway.Targets)
+	}
+	b.WriteString("### go test benchmarks\n\n")
+}
+
+// writeSuites writes one table of every result of suites, a column per unit.
+func writeSuites(b *strings.Builder, suites []SuiteResult) {
+	var benches []Bench
+	for _, s := range suites {
+		if s.Err != nil {
+			fmt.Fprintf(b, "`%s` failed:\n\n```\n%s\n```\n\n", s.Suite.Command(), s.Err)
+		}
+		benches = append(benches, s.Benches...)
+	}
+	if len(benches) == 0 {
+		return
+	}
+	units := unitsOf(benches)
+	fmt.Fprintf(b, "| benchmark | package | runs | %s |\n|---|---|---:|%s\n", strings.Join(columnNames(units), " | "), strings.Repeat("---:|", len(units)))
+	for _, bench := range benches {
+		cells := make([]string, len(units))
+		for _, m := range bench.Metrics {
+			cells[indexOf(units, m.Unit)] = formatMetric(m)
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", bench.Name, shortPackage(bench.Package), bench.Iters, strings.Join(cells, " | "))
+	}
+	b.WriteString("\n")
+}
+
+func (r *Report) writeLoad(b *strings.Builder) {
+	b.WriteString("## Mixed load through the gateway (`loadgen`)\n\n")
+	if r.LoadErr != nil {
+		fmt.Fprintf(b, "Not measured: %s\n\n", oneLine(r.LoadErr))
+		return
+	}
+	l := r.Load
+	fmt.Fprintf(b, "A fresh stack (devidp, search-admin, jobs, gateway as processes on loopback, fresh databases, Redis limits far above the load), "+
+		"%d req/s for %gs of the default mix `%s`, through the gateway with tokens by client credentials. "+
+		"%d rows were created before the load for updates to use. Usage: [tools/cmd/loadgen/README.md](../tools/cmd/loadgen/README.md).\n\n",
+		l.Rate, l.Duration, l.Mix, l.Seeded)
+	b.WriteString("| operation | requests | req/s | success | p50 | p90 | p99 | max | statuses |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range append(append(l.Operations[:0:0], l.Operations...), l.Overall) {
+		fmt.Fprintf(b, "| %s | %d | %.1f | %.1f%% | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %s |\n",
+			s.Operation, s.Requests, s.Rate, 100*s.Success, s.P50, s.P90, s.P99, s.Max, load.StatusList(s.Statuses))
+	}
+	b.WriteString("\n")
+	for _, e := range l.Errors {
+		fmt.Fprintf(b, "- status %d: %d × %s\n", e.Status, e.Count, e.Example)
+	}
+	if r.Plot != "" {
+		fmt.Fprintf(b, "\n![Latency percentiles per operation](%s)\n\n", r.Plot)
+	}
+}
+
+func (r *Report) writeCommands(b *strings.Builder) {
+	b.WriteString("## Commands\n\nFrom the repository root, in this order:\n\n```sh\n")
+	for _, s := range r.Suites {
+		b.WriteString(s.Suite.Command() + "\n")
+	}
+	b.WriteString(r.GatewayCommand + "\n" + r.LoadCommand + "\n```\n")
+}
