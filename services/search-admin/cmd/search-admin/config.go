@@ -7,6 +7,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
@@ -24,6 +25,8 @@ type Config struct {
 	Search    catalog.SearchConfig
 	Index     catalog.VectorSyncConfig
 	Migration catalog.MigrationConfig
+	// Idempotency sets how long POST answers are replayed for a repeated Idempotency-Key.
+	Idempotency idempotency.Config
 }
 
 // OIDCConfig locates the identity provider whose tokens are accepted.
@@ -54,5 +57,5 @@ func loadConfigFrom(ctx context.Context, env envconfig.Lookuper) (Config, error)
 		return cfg, fmt.Errorf("read configuration: %w", err)
 	}
 	return cfg, errors.Join(cfg.HTTP.Validate(), cfg.Database.Validate(), cfg.Reembed.Validate(),
-		cfg.Search.Validate(), cfg.Index.Validate(), cfg.Migration.Validate())
+		cfg.Search.Validate(), cfg.Index.Validate(), cfg.Migration.Validate(), cfg.Idempotency.Validate())
 }

@@ -6,20 +6,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := realMain(ctx, os.Args[1:])
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "search-admin:", err)
-		os.Exit(1)
-	}
-}
+func main() { program.Main("search-admin", realMain) }
 
 // realMain reads the configuration once and runs the subcommand in args.
 func realMain(ctx context.Context, args []string) error {

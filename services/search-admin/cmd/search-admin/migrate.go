@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
@@ -34,7 +35,7 @@ func migrate(ctx context.Context, cfg Config, args []string) error {
 	if err != nil {
 		return fmt.Errorf("database handle: %w", err)
 	}
-	if err := pg.Migrate(ctx, sqlDB, migrations.FS, logger); err != nil {
+	if err := pg.MigrateSets(ctx, sqlDB, logger, pg.Set{FS: migrations.FS}, idempotency.MigrationSet); err != nil {
 		return err
 	}
 	logger.InfoContext(ctx, "migrations are up to date")

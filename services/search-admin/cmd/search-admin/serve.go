@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
@@ -54,6 +55,7 @@ func serve(ctx context.Context, cfg Config) error {
 	g.Go(func() error { return app.reembed.Run(ctx) })
 	g.Go(func() error { return app.vectors.Run(ctx) })
 	g.Go(func() error { return app.migrator.Run(ctx) })
+	g.Go(func() error { app.keys.RunSweeper(ctx); return nil })
 	g.Go(func() error {
 		return server.Run(ctx, server.New(cfg.HTTP, h, logger), cfg.HTTP.ShutdownTimeout, logger)
 	})
@@ -66,6 +68,7 @@ type components struct {
 	reembed  *catalog.Reembedder
 	vectors  *catalog.VectorSync
 	migrator *catalog.Migrator
+	keys     *idempotency.Keys
 	holder   string
 }
 
@@ -78,17 +81,21 @@ func wire(ctx context.Context, cfg Config, db *gorm.DB, provider embedding.Provi
 	if err := vectors.LoadAll(ctx); err != nil {
 		return nil, err
 	}
+	keys, err := idempotency.New(db, cfg.Idempotency, logger)
+	if err != nil {
+		return nil, fmt.Errorf("idempotency keys: %w", err)
+	}
 	holder := leaseHolder()
 	migrator := catalog.NewMigrator(store, schemas, provider, cfg.Migration, holder, logger)
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
 		Catalog:  catalog.NewService(store, schemas, provider, logger),
 		Search:   catalog.NewSearcher(store, index, vectors, schemas, provider, cfg.Search, logger),
-		Migrator: migrator, Verifier: verifier,
+		Migrator: migrator, Verifier: verifier, Idempotency: keys.Middleware(),
 	})
 	return &components{
 		engine: engine, reembed: catalog.NewReembedder(store, schemas, provider, cfg.Reembed, logger),
-		vectors: vectors, migrator: migrator, holder: holder,
+		vectors: vectors, migrator: migrator, keys: keys, holder: holder,
 	}, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/server"
@@ -50,7 +51,7 @@ const adminAutor = "service-account-catalog-admin"
 // newApp starts the service on a fresh database with the hash provider.
 func newApp(t testing.TB) *testApp {
 	t.Helper()
-	return newAppOn(t, openDB(t, pgtest.NewURL(t, migrations.FS)), devidptest.Start(t), embedding.Hash{})
+	return newAppOn(t, openDB(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)), devidptest.Start(t), embedding.Hash{})
 }
 
 // openDB opens a pool on dsn, closed when t ends.
@@ -95,11 +96,15 @@ func wireApp(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedde
 		t.Fatalf("load vectors: %v", err)
 	}
 	migrator := catalog.NewMigrator(store, schemas, emb, testConfig.migration, holder, quiet)
+	keys, err := idempotency.New(db, idempotency.Config{}, quiet)
+	if err != nil {
+		t.Fatalf("idempotency keys: %v", err)
+	}
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
 		Catalog:  catalog.NewService(store, schemas, emb, quiet),
 		Search:   catalog.NewSearcher(store, index, vsync, schemas, emb, testConfig.search, quiet),
-		Migrator: migrator, Verifier: idp.Verifier(t),
+		Migrator: migrator, Verifier: idp.Verifier(t), Idempotency: keys.Middleware(),
 	})
 	h := server.Handler(server.Options{Logger: quiet, Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: 1 << 20})
 	app := &testApp{t: t, handler: h, db: db, store: store, idp: idp, tokens: map[string]string{},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
@@ -124,7 +125,7 @@ func (s slowEmbedder) Embed(ctx context.Context, text string, dims int) ([]float
 
 func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.T) {
 	t.Parallel()
-	dsn, idp := pgtest.NewURL(t, migrations.FS), devidptest.Start(t)
+	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
 	first := wireApp(t, openDB(t, dsn), idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a")
 	second := wireApp(t, openDB(t, dsn), idp, embedding.Hash{}, "replica-b")
 	stopFirst := first.runBackground(context.Background())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -34,7 +35,7 @@ func (h *handler) startMigration(c *gin.Context) {
 	case report != nil:
 		c.JSON(http.StatusOK, report)
 	default:
-		c.Header("Location", MigrationStatusPath)
+		c.Header("Location", server.PublicPath(c.Request, MigrationStatusPath))
 		c.JSON(http.StatusAccepted, mig)
 	}
 }

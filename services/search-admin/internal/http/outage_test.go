@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
@@ -79,7 +80,7 @@ func TestAProviderOutageLosesNoWrite(t *testing.T) {
 	var down atomic.Bool
 	down.Store(true)
 	emb := flakyProvider(t, &down)
-	app := newAppOn(t, openDB(t, pgtest.NewURL(t, migrations.FS)), devidptest.Start(t), emb)
+	app := newAppOn(t, openDB(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)), devidptest.Start(t), emb)
 	sv := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
 	if sv.EmbeddingStatus != catalog.EmbeddingPending || sv.Embedding != nil || sv.SearchContent == "" {
 		t.Fatalf("create during the outage: status %q, %d dimensions, content %q", sv.EmbeddingStatus, len(sv.Embedding), sv.SearchContent)
@@ -102,7 +103,7 @@ func TestPendingEmbeddingsSurviveARestart(t *testing.T) {
 	var down atomic.Bool
 	down.Store(true)
 	emb := flakyProvider(t, &down)
-	dsn := pgtest.NewURL(t, migrations.FS)
+	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
 	idp := devidptest.Start(t)
 
 	first := newAppOn(t, openDB(t, dsn), idp, emb)

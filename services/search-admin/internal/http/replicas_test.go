@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
@@ -13,7 +14,7 @@ import (
 
 func TestReplicasConvergeEvenWhenANotificationIsLost(t *testing.T) {
 	t.Parallel()
-	dsn, idp := pgtest.NewURL(t, migrations.FS), devidptest.Start(t)
+	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
 	writer := newAppOn(t, openDB(t, dsn), idp, embedding.Hash{})
 	reader := newAppOn(t, openDB(t, dsn), idp, embedding.Hash{})
 

@@ -32,6 +32,8 @@ type API struct {
 	Search   *catalog.Searcher
 	Migrator *catalog.Migrator
 	Verifier *auth.Verifier
+	// Idempotency guards every POST so that a retried request runs once.
+	Idempotency gin.HandlerFunc
 }
 
 // Routes registers the API on e: every /api/v1 route behind the token
@@ -44,17 +46,18 @@ func Routes(e *gin.Engine, api API) {
 	v1.GET("/search", auth.RequireScope(ScopeSearch), h.search)
 	admin := v1.Group("/admin")
 	admin.GET("/services", read, h.list)
-	admin.POST("/services", write, h.create)
+	idem := api.Idempotency
+	admin.POST("/services", write, idem, h.create)
 	admin.GET("/services/:id", read, h.get)
 	admin.PUT("/services/:id", write, h.replace)
 	admin.DELETE("/services/:id", write, h.delete)
-	admin.POST("/services/:id/publish", write, h.setStatus(catalog.StatusPublished))
-	admin.POST("/services/:id/unpublish", write, h.setStatus(catalog.StatusDraft))
+	admin.POST("/services/:id/publish", write, idem, h.setStatus(catalog.StatusPublished))
+	admin.POST("/services/:id/unpublish", write, idem, h.setStatus(catalog.StatusDraft))
 	admin.GET("/migration/schemas", migRead, h.schemas)
 	admin.GET("/migration/status", migRead, h.migrationStatus)
 	admin.GET("/migration/history", migRead, h.migrationHistory)
-	admin.POST("/migration/start", migWrite, h.startMigration)
-	admin.POST("/migration/rollback", migWrite, h.rollbackMigration)
+	admin.POST("/migration/start", migWrite, idem, h.startMigration)
+	admin.POST("/migration/rollback", migWrite, idem, h.rollbackMigration)
 	e.GET("/openapi.json", serveOpenAPI)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -35,7 +36,7 @@ func (h *handler) create(c *gin.Context) {
 		problem.Abort(c, err)
 		return
 	}
-	c.Header("Location", ServicesPath+"/"+sv.ID)
+	c.Header("Location", server.PublicPath(c.Request, ServicesPath+"/"+sv.ID))
 	c.JSON(http.StatusCreated, sv)
 }
 

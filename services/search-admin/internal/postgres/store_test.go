@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
@@ -19,7 +20,7 @@ import (
 
 func newStore(t *testing.T) (*postgres.Store, *gorm.DB) {
 	t.Helper()
-	db := pgtest.NewDB(t, migrations.FS)
+	db := pgtest.NewDB(t, migrations.FS, idempotency.MigrationSet)
 	return postgres.New(db), db
 }
 
