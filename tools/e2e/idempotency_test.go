@@ -53,3 +53,31 @@ func TestARepeatedIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {
 		t.Errorf("categorias named %q: %+v, %v; want exactly one", nome, page, err)
 	}
 }
+
+func TestARetriedServicoCreateThroughTheGatewayStoresOneEntry(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	c := newClient(t, s, stack.CatalogAdmin)
+	ctx := context.Background()
+	key := client.WithIdempotencyKey(uuid.NewString())
+	in := &client.Servico{
+		NomeServico: unique("Poda de árvores"), OrgaoGestor: []string{"Secretaria de Meio Ambiente"},
+		PublicoEspecifico: []string{"Moradores"}, Resumo: "Solicite a poda de árvores em via pública.", TemaGeral: "Meio ambiente",
+	}
+	var first, again client.Servico
+	r1, err := c.Do(ctx, http.MethodPost, client.AreaSearch, client.ServicesPath, in, &first, key)
+	if err != nil || r1.StatusCode != http.StatusCreated || r1.Replayed {
+		t.Fatalf("first POST = %+v, %v; want a fresh 201", r1, err)
+	}
+	r2, err := c.Do(ctx, http.MethodPost, client.AreaSearch, client.ServicesPath, in, &again, key)
+	if err != nil || r2.StatusCode != http.StatusCreated || !r2.Replayed || again.ID != first.ID {
+		t.Fatalf("replay = %+v, id %q, %v; want the first 201 with id %q, marked replayed", r2, again.ID, err, first.ID)
+	}
+	if r2.Header.Get("Location") != r1.Header.Get("Location") {
+		t.Errorf("replayed Location %q, want %q", r2.Header.Get("Location"), r1.Header.Get("Location"))
+	}
+	page, err := c.ListServicos(ctx, client.ListOptions{Filter: map[string][]string{"text": {in.NomeServico}}})
+	if err != nil || page.Meta.Total != 1 {
+		t.Errorf("servicos named %q: %+v, %v; want exactly one", in.NomeServico, page, err)
+	}
+}

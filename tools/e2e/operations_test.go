@@ -37,20 +37,16 @@ func created(t *testing.T, c *client.Client, area, path string, in, out any) *cl
 
 // wantLocation fails t unless resp's Location is the gateway path of the
 // resource (prefix + resource) and leads, through the gateway, to it.
-// legacy, when set, is also accepted: the path as the service sees it,
-// from a service that does not yet apply X-Forwarded-Prefix.
-func wantLocation(t *testing.T, s *stack.Stack, c *client.Client, resp *client.Response, prefix, resource string, legacy bool) {
+func wantLocation(t *testing.T, s *stack.Stack, c *client.Client, resp *client.Response, prefix, resource string) {
 	t.Helper()
 	loc := resp.Header.Get("Location")
-	switch {
-	case loc == prefix+resource:
-		r, _ := raw(t, audited(t, s), http.MethodGet, s.GatewayURL+loc, bearer(t, c))
-		if r.StatusCode != http.StatusOK {
-			t.Errorf("GET the Location %s through the gateway = %d, want 200", loc, r.StatusCode)
-		}
-	case legacy && loc == resource:
-	default:
+	if loc != prefix+resource {
 		t.Errorf("Location = %q, want %q", loc, prefix+resource)
+		return
+	}
+	r, _ := raw(t, audited(t, s), http.MethodGet, s.GatewayURL+loc, bearer(t, c))
+	if r.StatusCode != http.StatusOK {
+		t.Errorf("GET the Location %s through the gateway = %d, want 200", loc, r.StatusCode)
 	}
 }
 
@@ -113,7 +109,7 @@ func TestOperation2CreatesAServico(t *testing.T) {
 	if !strings.Contains(out.SearchContent, "iptu") || len(out.Embedding) == 0 {
 		t.Errorf("search_content %q and %d embedding values, want both built", out.SearchContent, len(out.Embedding))
 	}
-	wantLocation(t, s, c, resp, searchPrefix, client.ServicesPath+"/"+out.ID, true)
+	wantLocation(t, s, c, resp, searchPrefix, client.ServicesPath+"/"+out.ID)
 
 	got, err := c.GetServico(context.Background(), out.ID)
 	if err != nil || got.NomeServico != in.NomeServico || got.Autor != out.Autor {
@@ -150,7 +146,7 @@ func TestOperation3CreatesAnEmpregoWithItsRelations(t *testing.T) {
 	if out.Empresa == nil || out.Empresa.Nome != empresa.Nome || out.Escolaridade == nil || out.Escolaridade.Nivel != esc.Nivel {
 		t.Errorf("relations = %+v, %+v; want the empresa and escolaridade embedded", out.Empresa, out.Escolaridade)
 	}
-	wantLocation(t, s, c, resp, jobsPrefix, client.EmpregosPath+"/"+strconv.FormatInt(out.ID, 10), false)
+	wantLocation(t, s, c, resp, jobsPrefix, client.EmpregosPath+"/"+strconv.FormatInt(out.ID, 10))
 }
 
 func TestOperations4And5CreateAndUpdateAnEscolaridade(t *testing.T) {
@@ -161,7 +157,7 @@ func TestOperations4And5CreateAndUpdateAnEscolaridade(t *testing.T) {
 	var esc client.Escolaridade
 	resp := created(t, c, client.AreaJobs, client.EscolaridadesPath, &client.Escolaridade{Nivel: unique("Ensino médio")}, &esc)
 	path := client.EscolaridadesPath + "/" + strconv.FormatInt(esc.ID, 10)
-	wantLocation(t, s, c, resp, jobsPrefix, path, false)
+	wantLocation(t, s, c, resp, jobsPrefix, path)
 
 	t.Run("a PUT answers 200 with the escolaridade as updated", func(t *testing.T) {
 		nivel := unique("Ensino médio completo")
@@ -197,7 +193,7 @@ func TestOperation6CreatesACategoria(t *testing.T) {
 	if out.ID <= 0 || out.Nome != nome {
 		t.Errorf("created = %+v, want nome %q", out, nome)
 	}
-	wantLocation(t, s, c, resp, jobsPrefix, client.CategoriasPath+"/"+strconv.FormatInt(out.ID, 10), false)
+	wantLocation(t, s, c, resp, jobsPrefix, client.CategoriasPath+"/"+strconv.FormatInt(out.ID, 10))
 	page, err := c.ListCategorias(context.Background(), client.ListOptions{Filter: map[string][]string{"nome": {nome}}})
 	if err != nil || page.Meta.Total != 1 || page.Data[0].ID != out.ID {
 		t.Errorf("list by nome = %+v, %v; want exactly the created categoria", page, err)
