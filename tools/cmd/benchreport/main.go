@@ -42,11 +42,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs.StringVar(&o.out, "out", "docs/benchmarks.md", "Markdown report to write")
 	fs.StringVar(&o.plot, "plot", "docs/benchmarks-latency.png", "PNG latency plot to write")
-	fs.StringVar(&o.gateway.Duration, "gateway-duration", "5s", "length of each measured phase of gateway-bench")
-	fs.StringVar(&o.gateway.Warmup, "gateway-warmup", "1s", "warm-up of gateway-bench before each target")
+	fs.StringVar(&o.gateway.Duration, "gateway-duration", "10s", "length of each measured phase of gateway-bench")
+	fs.StringVar(&o.gateway.Warmup, "gateway-warmup", "2s", "warm-up of gateway-bench before each target")
 	fs.Float64Var(&o.gateway.MaxLoad, "gateway-max-load", float64(4*runtime.NumCPU()), "load average above which gateway-bench refuses to run")
 	fs.IntVar(&o.load.Rate, "load-rate", 50, "requests per second of the loadgen run")
-	fs.DurationVar(&o.load.Duration, "load-duration", 20*time.Second, "length of the loadgen run")
+	fs.DurationVar(&o.load.Duration, "load-duration", 30*time.Second, "length of the loadgen run")
 	return o, fs.Parse(args)
 }
 

@@ -16,9 +16,10 @@ type LoadRun struct {
 	Duration time.Duration
 }
 
-// Command is the equivalent loadgen command against `make run`.
+// Command is the loadgen command that sends the same load to `make run`;
+// benchreport itself sends it to a stack of its own.
 func (l LoadRun) Command() string {
-	return fmt.Sprintf("go run ./tools/cmd/loadgen --rate %d --duration %v --json   # against a stack started by benchreport", l.Rate, l.Duration)
+	return fmt.Sprintf("go run ./tools/cmd/loadgen --rate %d --duration %v   # benchreport: to a stack of its own", l.Rate, l.Duration)
 }
 
 // Run starts a stack on loopback (tools/internal/stack), sends the default
