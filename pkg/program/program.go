@@ -19,8 +19,16 @@ type RunFunc func(ctx context.Context, args []string) error
 // Main runs run with the process's arguments and a context cancelled by
 // SIGINT or SIGTERM, then exits with its status. It does not return.
 func Main(name string, run RunFunc) {
+	MainCode(func(ctx context.Context, args []string) int {
+		return Run(ctx, name, args, os.Stderr, run)
+	})
+}
+
+// MainCode is Main for a command that picks its own exit status, such as 2
+// for a usage error. It does not return.
+func MainCode(run func(ctx context.Context, args []string) int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, name, os.Args[1:], os.Stderr, run)
+	code := run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -12,20 +12,19 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/municipal-apis/platform/deploy/internal/probe"
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := realMain(ctx, os.Args[1:], os.Stderr)
-	stop()
-	if err != nil {
-		os.Exit(1)
-	}
+	program.MainCode(func(ctx context.Context, args []string) int {
+		if realMain(ctx, args, os.Stderr) != nil {
+			return 1
+		}
+		return 0
+	})
 }
 
 // realMain parses the arguments, runs one check and reports a failure on stderr.

@@ -10,23 +10,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"time"
 
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/tools/internal/benchreport"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := realMain(ctx, os.Args[1:], os.Stderr)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchreport:", err)
-		os.Exit(1)
-	}
+	program.Main("benchreport", func(ctx context.Context, args []string) error { return realMain(ctx, args, os.Stderr) })
 }
 
 // options are the flags of benchreport.

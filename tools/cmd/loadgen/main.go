@@ -12,17 +12,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/tools/internal/load"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	program.MainCode(func(ctx context.Context, args []string) int {
+		return realMain(ctx, args, os.Getenv, os.Stdout, os.Stderr)
+	})
 }
 
 // realMain runs loadgen with args and the environment getenv reads, and

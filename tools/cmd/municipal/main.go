@@ -5,15 +5,13 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/tools/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
-	stop()
-	os.Exit(code)
+	program.MainCode(func(ctx context.Context, args []string) int {
+		return cli.Main(ctx, args, cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
+	})
 }
