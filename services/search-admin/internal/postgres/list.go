@@ -59,7 +59,7 @@ func filtered(q *gorm.DB, f catalog.Filter) (*gorm.DB, error) {
 		q = q.Where("is_free = ?", *f.IsFree)
 	}
 	if f.Text != "" {
-		q = q.Where(`search_unaccent(lower(nome_servico || ' ' || resumo)) LIKE '%' || search_unaccent(lower(?)) || '%'`,
+		q = q.Where(`search_text LIKE '%' || search_unaccent(lower(?)) || '%'`,
 			likeEscaper.Replace(f.Text))
 	}
 	return q, nil

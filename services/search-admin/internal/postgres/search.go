@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"gorm.io/gorm"
-
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -16,9 +14,18 @@ var _ catalog.SearchStore = (*Store)(nil)
 // keywordSearch ranks the published Servicos of one version. Full-text
 // matches (GIN index; the tsquery is written inline so the planner folds it
 // to a constant) score ts_rank with the default weights, so a hit in an A
-// field counts ten times one in a D field. Servicos whose name and summary
-// are trigram-similar to the query (GIN trigram index) catch typos and add a
-// share of the word similarity of their name; only those few pay for it.
+// field counts ten times one in a D field. Servicos whose folded name and
+// summary (generated column search_text) are trigram-similar to the query
+// (GIN trigram index) catch typos and add a share of the word similarity of
+// their folded name (search_name); only those few pay for it.
+//
+// The candidates are then checked against the filters one by one through
+// servicos_pkey: OFFSET 0 keeps the LATERAL subquery from being flattened
+// into a join, which the planner would otherwise hash against every
+// published Servico (~10 ms at 10k, against ~3 ms for the lookups). No
+// enable_* switch is needed, and none may be added: a disabled node adds
+// 1e10 to the plan's cost, far above jit_above_cost, and the JIT compile
+// then takes hundreds of milliseconds (TestKeywordSearchPlanIsNotJITCompiled).
 const keywordSearch = `
 WITH fulltext AS (
     SELECT d.servico_id AS id, ts_rank(d.document, to_tsquery('portuguese', search_unaccent(@tsquery))) AS rank
@@ -26,20 +33,28 @@ WITH fulltext AS (
     WHERE d.schema_version = @version AND d.document @@ to_tsquery('portuguese', search_unaccent(@tsquery))
 ),
 trigram AS (
-    SELECT s.id, word_similarity(@text, search_unaccent(lower(s.nome_servico))) AS similarity
+    SELECT s.id, word_similarity(@text, s.search_name) AS similarity
     FROM servicos s
-    WHERE @text <% search_unaccent(lower(s.nome_servico || ' ' || s.resumo))
+    WHERE @text <% s.search_text
       AND EXISTS (SELECT 1 FROM search_documents d WHERE d.servico_id = s.id AND d.schema_version = @version)
 ),
-ranked AS (
-    SELECT s.id, COALESCE(f.rank, 0) + @trgm_weight * COALESCE(t.similarity, 0) AS score
+candidates AS (
+    SELECT COALESCE(f.id, t.id) AS id, COALESCE(f.rank, 0) + @trgm_weight * COALESCE(t.similarity, 0) AS score
     FROM fulltext f
     FULL JOIN trigram t ON t.id = f.id
-    JOIN servicos s ON s.id = COALESCE(f.id, t.id)
-    WHERE s.status = 1
-      AND (@agents OR NOT COALESCE(s.agents -> 'exclusive_for_agents' = 'true'::jsonb, false))
-      AND (@tema = '' OR s.tema_geral = @tema)
-      AND (@orgao = '[]' OR s.orgao_gestor @> CAST(@orgao AS jsonb))
+),
+ranked AS (
+    SELECT c.id, c.score
+    FROM candidates c
+    CROSS JOIN LATERAL (
+        SELECT 1 FROM servicos s
+        WHERE s.id = c.id
+          AND s.status = 1
+          AND (@agents OR NOT COALESCE(s.agents -> 'exclusive_for_agents' = 'true'::jsonb, false))
+          AND (@tema = '' OR s.tema_geral = @tema)
+          AND (@orgao = '[]' OR s.orgao_gestor @> CAST(@orgao AS jsonb))
+        OFFSET 0
+    ) visible
 )
 SELECT p.id::text AS id, p.score, t.total
 FROM (SELECT count(*) AS total FROM ranked) t
@@ -53,32 +68,16 @@ func (s *Store) KeywordSearch(ctx context.Context, q catalog.KeywordQuery) ([]ca
 	if len(q.Terms) == 0 {
 		return nil, 0, nil
 	}
-	orgao := []string{}
-	if q.Filter.OrgaoGestor != "" {
-		orgao = append(orgao, q.Filter.OrgaoGestor)
-	}
-	orgaoJSON, err := json.Marshal(orgao)
+	args, err := keywordArgs(q)
 	if err != nil {
-		return nil, 0, fmt.Errorf("encode orgao_gestor filter: %w", err)
+		return nil, 0, err
 	}
 	var rows []struct {
 		ID    *string
 		Score float64
 		Total int
 	}
-	// The planner prices @@ on TOASTed tsvectors far below its real cost
-	// and would scan every document; the GIN index is 4-5x faster at 10k.
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SET LOCAL enable_seqscan = off").Error; err != nil {
-			return err
-		}
-		return tx.Raw(keywordSearch, map[string]any{
-			"tsquery": tsquery(q.Terms), "text": q.Text, "version": q.Version, "trgm_weight": trigramWeight,
-			"agents": q.Filter.IncludeAgentOnly, "tema": q.Filter.TemaGeral, "orgao": string(orgaoJSON),
-			"limit": q.Limit, "offset": q.Offset,
-		}).Scan(&rows).Error
-	})
-	if err != nil {
+	if err := s.runKeywordSearch(ctx, "", args, &rows); err != nil {
 		return nil, 0, mapError(fmt.Errorf("keyword search: %w", err))
 	}
 	// One row always comes back, carrying the total; its id is NULL when
@@ -92,6 +91,30 @@ func (s *Store) KeywordSearch(ctx context.Context, q catalog.KeywordQuery) ([]ca
 		}
 	}
 	return out, total, nil
+}
+
+// runKeywordSearch runs keywordSearch, after prefix (empty, or an EXPLAIN
+// for tests), with args, scanning into dest. Planner settings, if ever
+// needed, belong here so that the plan tests see them too.
+func (s *Store) runKeywordSearch(ctx context.Context, prefix string, args map[string]any, dest any) error {
+	return s.db.WithContext(ctx).Raw(prefix+keywordSearch, args).Scan(dest).Error
+}
+
+// keywordArgs binds q to the named parameters of keywordSearch.
+func keywordArgs(q catalog.KeywordQuery) (map[string]any, error) {
+	orgao := []string{}
+	if q.Filter.OrgaoGestor != "" {
+		orgao = append(orgao, q.Filter.OrgaoGestor)
+	}
+	orgaoJSON, err := json.Marshal(orgao)
+	if err != nil {
+		return nil, fmt.Errorf("encode orgao_gestor filter: %w", err)
+	}
+	return map[string]any{
+		"tsquery": tsquery(q.Terms), "text": q.Text, "version": q.Version, "trgm_weight": trigramWeight,
+		"agents": q.Filter.IncludeAgentOnly, "tema": q.Filter.TemaGeral, "orgao": string(orgaoJSON),
+		"limit": q.Limit, "offset": q.Offset,
+	}, nil
 }
 
 // tsquery joins words (letters and digits only, so no tsquery operator can

@@ -1,0 +1,150 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+	"github.com/municipal-apis/platform/services/search-admin/internal/postgres"
+	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
+)
+
+// keywordQuery asks for the first page of published matches of text in v2.
+func keywordQuery(text string, filter catalog.SearchFilter) catalog.KeywordQuery {
+	return catalog.KeywordQuery{Version: "v2", Terms: textnorm.Words(text), Text: textnorm.Fold(text), Filter: filter, Limit: 10}
+}
+
+// keywordNames runs a keyword search and returns the names it ranks.
+func keywordNames(t *testing.T, st *postgres.Store, q catalog.KeywordQuery) []string {
+	t.Helper()
+	hits, _, err := st.KeywordSearch(context.Background(), q)
+	if err != nil {
+		t.Fatalf("keyword search %q: %v", q.Text, err)
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	servicos, err := st.ServicosByID(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(hits))
+	for _, h := range hits {
+		for _, s := range servicos {
+			if s.ID == h.ID {
+				names = append(names, s.NomeServico)
+			}
+		}
+	}
+	return names
+}
+
+func TestKeywordSearchRanksTheFilteredCandidates(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	published := func(s *catalog.Servico) { s.Status = 1 }
+	mustCreate(t, st, "Certidão negativa de débitos", false, published)
+	mustCreate(t, st, "Certidão de óbito", false, func(s *catalog.Servico) { s.Status, s.TemaGeral = 1, "Saúde" })
+	mustCreate(t, st, "Certidão para agentes", false, func(s *catalog.Servico) {
+		s.Status, s.Agents = 1, &catalog.Agents{ExclusiveForAgents: true}
+	})
+	mustCreate(t, st, "Certidão em rascunho", false, nil)
+	tests := []struct {
+		name   string
+		text   string
+		filter catalog.SearchFilter
+		want   []string
+	}{
+		{"a full-text query ranks the best match first and hides drafts and agent-only services",
+			"certidão negativa", catalog.SearchFilter{}, []string{"Certidão negativa de débitos", "Certidão de óbito"}},
+		{"a typo is caught by the trigram similarity of the folded name", "certdao negatva de debitos",
+			catalog.SearchFilter{}, []string{"Certidão negativa de débitos"}},
+		{"the tema filter keeps only its theme", "certidao", catalog.SearchFilter{TemaGeral: "Saúde"}, []string{"Certidão de óbito"}},
+		{"agent-only services appear when asked for", "agentes", catalog.SearchFilter{IncludeAgentOnly: true}, []string{"Certidão para agentes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := keywordNames(t, st, keywordQuery(tt.text, tt.filter)); !slices.Equal(got, tt.want) {
+				t.Errorf("names = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTextSearchFollowsRenames(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	sv := mustCreate(t, st, "Poda de árvore", false, func(s *catalog.Servico) { s.Status = 1 })
+	_, err := st.Update(context.Background(), sv.ID, func(s *catalog.Servico) {
+		s.NomeServico, s.Resumo = "Remoção de galhos", "Galhos caídos na calçada"
+	}, nil)
+	if err != nil {
+		t.Fatalf("rename: %v", err)
+	}
+	if got := keywordNames(t, st, keywordQuery("remocao de galhso", catalog.SearchFilter{})); !slices.Equal(got, []string{"Remoção de galhos"}) {
+		t.Errorf("trigram search for the new name = %q", got)
+	}
+	page, err := st.List(context.Background(), catalog.Filter{Text: "REMOÇÃO", Page: 1, PerPage: 10})
+	if err != nil || len(page.Data) != 1 {
+		t.Fatalf("list by the new name = %+v, %v", page.Data, err)
+	}
+	page, err = st.List(context.Background(), catalog.Filter{Text: "arvore", Page: 1, PerPage: 10})
+	if err != nil || len(page.Data) != 0 {
+		t.Errorf("list by the old name = %+v, %v", page.Data, err)
+	}
+}
+
+// TestKeywordSearchPlanIsNotJITCompiled guards against planner switches:
+// an enable_* = off adds 1e10 to the cost of a plan that cannot avoid the
+// disabled node (enable_nestloop = off here: the filter lookup is a
+// nested loop), Postgres then JIT-compiles the query, and a search of a
+// few milliseconds takes hundreds.
+func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
+	t.Parallel()
+	st, db := newStore(t)
+	for i := range 30 {
+		mustCreate(t, st, "Certidão negativa "+strconv.Itoa(i), false, func(s *catalog.Servico) { s.Status = 1 })
+	}
+	if err := db.Exec("ANALYZE servicos, search_documents").Error; err != nil {
+		t.Fatal(err)
+	}
+	limit := jitAboveCost(t, db)
+	for _, text := range []string{"certidao negativa de debitos", "de", "certdao", "zzz qqq"} {
+		t.Run("the plan for "+strconv.Quote(text)+" stays below jit_above_cost", func(t *testing.T) {
+			t.Parallel()
+			raw, err := st.ExplainKeywordSearch(context.Background(), keywordQuery(text, catalog.SearchFilter{OrgaoGestor: "SMF"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plans []struct {
+				Plan struct {
+					TotalCost float64 `json:"Total Cost"`
+				}
+				JIT *json.RawMessage
+			}
+			if err := json.Unmarshal([]byte(raw), &plans); err != nil || len(plans) != 1 {
+				t.Fatalf("decode plan %s: %v", raw, err)
+			}
+			if plans[0].JIT != nil || plans[0].Plan.TotalCost >= limit {
+				t.Errorf("plan costs %.0f (jit_above_cost %.0f), JIT %s", plans[0].Plan.TotalCost, limit, raw)
+			}
+		})
+	}
+}
+
+// jitAboveCost reads the cost above which Postgres JIT-compiles a query.
+func jitAboveCost(t *testing.T, db *gorm.DB) float64 {
+	t.Helper()
+	var limit float64
+	if err := db.Raw("SELECT current_setting('jit_above_cost')::float8").Row().Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	return limit
+}
