@@ -38,6 +38,10 @@ type KeywordQuery struct {
 	Text          string
 	Filter        SearchFilter
 	Limit, Offset int
+	// MinAllTerms is how many visible Servicos must match every term in
+	// full text for those matches alone to rank; below it, any term
+	// matches. Zero always matches any term.
+	MinAllTerms int
 }
 
 // SearchStore is the Postgres side of search.
@@ -45,7 +49,8 @@ type SearchStore interface {
 	// CurrentVersion reads the search-schema version search uses now.
 	CurrentVersion(ctx context.Context) (string, error)
 	// KeywordSearch ranks the published Servicos whose version document
-	// matches q, best first, and counts every match.
+	// matches q (every term, or any term, see KeywordQuery.MinAllTerms),
+	// best first, and counts every match.
 	KeywordSearch(ctx context.Context, q KeywordQuery) ([]ScoredID, int, error)
 	// ServicosByID returns the Servicos ids, without documents, in any order.
 	ServicosByID(ctx context.Context, ids []string) ([]Servico, error)
@@ -109,13 +114,16 @@ func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, err
 	return res, err
 }
 
-// keywordQuery folds q into full-text terms.
+// keywordQuery folds q into full-text terms; matching every term is enough
+// when it fills a page, which keeps ts_rank and the filters off the many
+// documents that share one common word with the query.
 func keywordQuery(version string, q SearchQuery, limit, offset int) KeywordQuery {
 	terms := textnorm.Words(q.Text)
 	if len(terms) > maxTerms {
 		terms = terms[:maxTerms]
 	}
-	return KeywordQuery{Version: version, Terms: terms, Text: textnorm.Fold(q.Text), Filter: q.Filter, Limit: limit, Offset: offset}
+	return KeywordQuery{Version: version, Terms: terms, Text: textnorm.Fold(q.Text), Filter: q.Filter,
+		Limit: limit, Offset: offset, MinAllTerms: q.PerPage}
 }
 
 func (s *Searcher) keywordPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, error) {

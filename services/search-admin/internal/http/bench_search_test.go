@@ -2,11 +2,15 @@ package http_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
 // benchCatalogSize is the number of published Servicos searched.
@@ -15,29 +19,66 @@ const benchCatalogSize = 10000
 // BenchmarkSearch measures GET /api/v1/search through the whole handler
 // (token verification, parameter checks, keyword SQL, in-memory vector
 // scan, fusion, loading the page) over 10,000 published Servicos, cycling
-// through the labeled queries, and reports p50 and p99 latency.
+// through the labeled queries, and reports p50 and p99 latency and the mean
+// reciprocal rank of the first relevant service at that scale.
 func BenchmarkSearch(b *testing.B) {
 	app := newApp(b)
 	seedIndexed(b, app, benchCatalogSize)
 	var queries []relevanceQuery
 	readJSON(b, "queries.json", &queries)
+	keyOf := keysByName(b)
 	for _, mode := range allModes {
 		b.Run(mode, func(b *testing.B) {
 			latencies := make([]time.Duration, 0, b.N)
+			var rr float64
 			i := 0
 			for b.Loop() {
-				q := url.Values{"q": {queries[i%len(queries)].Q}, "mode": {mode}, "per_page": {"10"}}
+				query := queries[i%len(queries)]
+				q := url.Values{"q": {query.Q}, "mode": {mode}, "per_page": {"10"}}
 				start := time.Now()
 				resp := app.do(http.MethodGet, "/api/v1/search?"+q.Encode(), "reader", nil)
 				latencies = append(latencies, time.Since(start))
 				if resp.Status != http.StatusOK {
 					b.Fatalf("search answered %d: %s", resp.Status, resp.Body)
 				}
+				rr += reciprocalRank(b, resp.Body, keyOf, query.Relevant)
 				i++
 			}
 			reportPercentiles(b, latencies)
+			b.ReportMetric(rr/float64(i), "mrr")
 		})
 	}
+}
+
+// keysByName maps the name of each relevance service to its key; the
+// seeded copies carry that name with a unit number.
+func keysByName(b *testing.B) map[string]string {
+	var services []struct {
+		Key         string `json:"key"`
+		NomeServico string `json:"nome_servico"`
+	}
+	readJSON(b, "servicos.json", &services)
+	keys := make(map[string]string, len(services))
+	for _, s := range services {
+		keys[s.NomeServico] = s.Key
+	}
+	return keys
+}
+
+// reciprocalRank is 1/rank of the first hit of body that is a copy of a
+// relevant service, or 0 when the page has none.
+func reciprocalRank(b *testing.B, body []byte, keyOf map[string]string, relevant []string) float64 {
+	var page catalog.SearchResult
+	if err := json.Unmarshal(body, &page); err != nil {
+		b.Fatalf("decode search page: %v", err)
+	}
+	for i, h := range page.Data {
+		name, _, _ := strings.Cut(h.NomeServico, " - unidade ")
+		if slices.Contains(relevant, keyOf[name]) {
+			return 1 / float64(i+1)
+		}
+	}
+	return 0
 }
 
 // BenchmarkMigration measures a full re-index of 10,000 Servicos with the

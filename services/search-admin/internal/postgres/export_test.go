@@ -7,9 +7,10 @@ import (
 )
 
 // ExplainKeywordSearch runs the keyword search for q under EXPLAIN (ANALYZE,
-// FORMAT JSON) exactly as KeywordSearch runs it and returns the plan.
+// FORMAT JSON), its terms joined by OR, exactly as KeywordSearch runs it
+// and returns the plan.
 func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery) (string, error) {
-	args, err := keywordArgs(q)
+	args, err := keywordArgs(q, " | ")
 	if err != nil {
 		return "", err
 	}

@@ -43,12 +43,13 @@ trigram AS (
       AND EXISTS (SELECT 1 FROM search_documents d WHERE d.servico_id = s.id AND d.schema_version = @version)
 ),
 candidates AS (
-    SELECT COALESCE(f.id, t.id) AS id, COALESCE(f.rank, 0) + @trgm_weight * COALESCE(t.similarity, 0) AS score
+    SELECT COALESCE(f.id, t.id) AS id, COALESCE(f.rank, 0) + @trgm_weight * COALESCE(t.similarity, 0) AS score,
+           f.id IS NOT NULL AS fulltext
     FROM fulltext f
     FULL JOIN trigram t ON t.id = f.id
 ),
 ranked AS (
-    SELECT c.id, c.score
+    SELECT c.id, c.score, c.fulltext
     FROM candidates c
     CROSS JOIN LATERAL (
         SELECT 1 FROM servicos s
@@ -60,41 +61,60 @@ ranked AS (
         OFFSET 0
     ) visible
 )
-SELECT p.id::text AS id, p.score, t.total
-FROM (SELECT count(*) AS total FROM ranked) t
+SELECT p.id::text AS id, p.score, t.total, t.fulltext
+FROM (SELECT count(*) AS total, count(*) FILTER (WHERE fulltext) AS fulltext FROM ranked) t
 LEFT JOIN LATERAL (SELECT id, score FROM ranked ORDER BY score DESC, id LIMIT @limit OFFSET @offset) p ON true`
 
 // trigramWeight scales the trigram similarity (0..1) against ts_rank.
 const trigramWeight = 0.1
 
-// KeywordSearch implements catalog.SearchStore.
+// keywordRow is one row of keywordSearch: a hit of the page, or NULL when
+// the page is empty, with the counts of every visible match.
+type keywordRow struct {
+	ID       *string
+	Score    float64
+	Total    int
+	Fulltext int
+}
+
+// KeywordSearch implements catalog.SearchStore: it matches every term
+// first, and any term when fewer than q.MinAllTerms visible Servicos match
+// every term in full text.
 func (s *Store) KeywordSearch(ctx context.Context, q catalog.KeywordQuery) ([]catalog.ScoredID, int, error) {
 	if len(q.Terms) == 0 {
 		return nil, 0, nil
 	}
-	args, err := keywordArgs(q)
+	if len(q.Terms) > 1 && q.MinAllTerms > 0 {
+		hits, total, fulltext, err := s.keywordSearch(ctx, q, " & ")
+		if err != nil || fulltext >= q.MinAllTerms {
+			return hits, total, err
+		}
+	}
+	hits, total, _, err := s.keywordSearch(ctx, q, " | ")
+	return hits, total, err
+}
+
+// keywordSearch runs keywordSearch with q's terms joined by op and returns
+// the page, the number of visible matches and how many of them are
+// full-text matches.
+func (s *Store) keywordSearch(ctx context.Context, q catalog.KeywordQuery, op string) ([]catalog.ScoredID, int, int, error) {
+	args, err := keywordArgs(q, op)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	var rows []struct {
-		ID    *string
-		Score float64
-		Total int
-	}
+	var rows []keywordRow
 	if err := s.runKeywordSearch(ctx, "", args, &rows); err != nil {
-		return nil, 0, mapError(fmt.Errorf("keyword search: %w", err))
+		return nil, 0, 0, mapError(fmt.Errorf("keyword search: %w", err))
 	}
-	// One row always comes back, carrying the total; its id is NULL when
-	// the page is empty.
 	out := make([]catalog.ScoredID, 0, len(rows))
-	total := 0
+	total, fulltext := 0, 0
 	for _, r := range rows {
-		total = r.Total
+		total, fulltext = r.Total, r.Fulltext
 		if r.ID != nil {
 			out = append(out, catalog.ScoredID{ID: *r.ID, Score: r.Score})
 		}
 	}
-	return out, total, nil
+	return out, total, fulltext, nil
 }
 
 // runKeywordSearch runs keywordSearch, after prefix (empty, or an EXPLAIN
@@ -104,8 +124,9 @@ func (s *Store) runKeywordSearch(ctx context.Context, prefix string, args map[st
 	return s.db.WithContext(ctx).Raw(prefix+keywordSearch, args).Scan(dest).Error
 }
 
-// keywordArgs binds q to the named parameters of keywordSearch.
-func keywordArgs(q catalog.KeywordQuery) (map[string]any, error) {
+// keywordArgs binds q, its terms joined by op, to the named parameters of
+// keywordSearch.
+func keywordArgs(q catalog.KeywordQuery, op string) (map[string]any, error) {
 	orgao := []string{}
 	if q.Filter.OrgaoGestor != "" {
 		orgao = append(orgao, q.Filter.OrgaoGestor)
@@ -115,17 +136,17 @@ func keywordArgs(q catalog.KeywordQuery) (map[string]any, error) {
 		return nil, fmt.Errorf("encode orgao_gestor filter: %w", err)
 	}
 	return map[string]any{
-		"tsquery": tsquery(q.Terms), "text": q.Text, "version": q.Version, "trgm_weight": trigramWeight,
+		"tsquery": tsquery(q.Terms, op), "text": q.Text, "version": q.Version, "trgm_weight": trigramWeight,
 		"agents": q.Filter.IncludeAgentOnly, "tema": q.Filter.TemaGeral, "orgao": string(orgaoJSON),
 		"limit": q.Limit, "offset": q.Offset,
 	}, nil
 }
 
 // tsquery joins words (letters and digits only, so no tsquery operator can
-// slip in) with OR, the last one as a prefix: ranking rewards documents
-// that match more of them.
-func tsquery(terms []string) string {
-	return strings.Join(terms, " | ") + ":*"
+// slip in) with op (" & " or " | "), the last one as a prefix; with OR,
+// ranking rewards documents that match more of them.
+func tsquery(terms []string, op string) string {
+	return strings.Join(terms, op) + ":*"
 }
 
 // ServicosByID implements catalog.SearchStore.
