@@ -148,3 +148,35 @@ func jitAboveCost(t *testing.T, db *gorm.DB) float64 {
 	}
 	return limit
 }
+
+func TestKeywordSearchMatchesEveryWordWhenThatFillsAPage(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	published := func(s *catalog.Servico) { s.Status = 1 }
+	mustCreate(t, st, "Certidão negativa de débitos", false, published)
+	mustCreate(t, st, "Certidão de óbito", false, published)
+	mustCreate(t, st, "Nota fiscal negativa", false, published)
+	tests := []struct {
+		name        string
+		minAllTerms int
+		want        []string
+	}{
+		{"one match of every word fills a page of one", 1, []string{"Certidão negativa de débitos"}},
+		{"fewer matches of every word than a page fall back to any word", 2,
+			[]string{"Certidão negativa de débitos", "Certidão de óbito", "Nota fiscal negativa"}},
+		{"zero always matches any word", 0, []string{"Certidão negativa de débitos", "Certidão de óbito", "Nota fiscal negativa"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			q := keywordQuery("certidão negativa", catalog.SearchFilter{})
+			q.MinAllTerms = tt.minAllTerms
+			got := keywordNames(t, st, q)
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tt.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("names = %q, want %q", got, want)
+			}
+		})
+	}
+}
