@@ -144,15 +144,29 @@ func (s *Searcher) semanticPage(ctx context.Context, version string, q SearchQue
 
 // hybridPage fuses the top candidates of both rankings; when the query
 // cannot be embedded it answers with the keyword ranking alone, degraded.
+// The query is embedded and the vectors scanned while Postgres ranks the
+// keywords, so hybrid costs about the slower of the two, not their sum.
 func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, bool, error) {
+	semCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var sem []ScoredID
+	var semErr error
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sem, _, semErr = s.nearest(semCtx, version, q, s.cfg.Candidates)
+	}()
 	kw, _, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, s.cfg.Candidates, 0))
+	if err != nil {
+		cancel()
+	}
+	<-scanned
 	if err != nil {
 		return nil, 0, false, err
 	}
-	sem, _, err := s.nearest(ctx, version, q, s.cfg.Candidates)
-	degraded := err != nil
+	degraded := semErr != nil
 	if degraded {
-		s.log.WarnContext(ctx, "semantic ranking failed, answering with keyword ranking", "err", err)
+		s.log.WarnContext(ctx, "semantic ranking failed, answering with keyword ranking", "err", semErr)
 	}
 	fused := fuseRRF(kw, sem)
 	return pageOf(fused, offset, q.PerPage), len(fused), degraded, nil
