@@ -6,11 +6,11 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// ExplainKeywordSearch runs the keyword search for q under EXPLAIN (ANALYZE,
-// FORMAT JSON), its terms joined by OR, exactly as KeywordSearch runs it
-// and returns the plan.
-func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery) (string, error) {
-	args, err := keywordArgs(q, " | ")
+// ExplainKeywordSearch runs the keyword search for q, matching every term
+// or any term, under EXPLAIN (ANALYZE, FORMAT JSON) exactly as
+// KeywordSearch runs it and returns the plan.
+func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery, every bool) (string, error) {
+	args, err := keywordArgs(q, every)
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -117,26 +118,37 @@ func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
 	}
 	limit := jitAboveCost(t, db)
 	for _, text := range []string{"certidao negativa de debitos", "de", "certdao", "zzz qqq"} {
-		t.Run("the plan for "+strconv.Quote(text)+" stays below jit_above_cost", func(t *testing.T) {
-			t.Parallel()
-			raw, err := st.ExplainKeywordSearch(context.Background(), keywordQuery(text, catalog.SearchFilter{OrgaoGestor: "SMF"}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plans []struct {
-				Plan struct {
-					TotalCost float64 `json:"Total Cost"`
+		for _, every := range []bool{true, false} {
+			name := fmt.Sprintf("the plan for %q matching every word=%v stays below jit_above_cost", text, every)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				q := keywordQuery(text, catalog.SearchFilter{OrgaoGestor: "SMF"})
+				raw, err := st.ExplainKeywordSearch(context.Background(), q, every)
+				if err != nil {
+					t.Fatal(err)
 				}
-				JIT *json.RawMessage
-			}
-			if err := json.Unmarshal([]byte(raw), &plans); err != nil || len(plans) != 1 {
-				t.Fatalf("decode plan %s: %v", raw, err)
-			}
-			if plans[0].JIT != nil || plans[0].Plan.TotalCost >= limit {
-				t.Errorf("plan costs %.0f (jit_above_cost %.0f), JIT %s", plans[0].Plan.TotalCost, limit, raw)
-			}
-		})
+				if cost, jit := planCost(t, raw); jit || cost >= limit {
+					t.Errorf("plan costs %.0f (jit_above_cost %.0f), JIT %v", cost, limit, jit)
+				}
+			})
+		}
 	}
+}
+
+// planCost decodes an EXPLAIN (FORMAT JSON) answer: the plan's total cost
+// and whether Postgres JIT-compiled it.
+func planCost(t *testing.T, raw string) (float64, bool) {
+	t.Helper()
+	var plans []struct {
+		Plan struct {
+			TotalCost float64 `json:"Total Cost"`
+		}
+		JIT *json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(raw), &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("decode plan %s: %v", raw, err)
+	}
+	return plans[0].Plan.TotalCost, plans[0].JIT != nil
 }
 
 // jitAboveCost reads the cost above which Postgres JIT-compiles a query.
