@@ -84,7 +84,7 @@ func (s *Store) KeywordSearch(ctx context.Context, q catalog.KeywordQuery) ([]ca
 	if len(q.Terms) == 0 {
 		return nil, 0, nil
 	}
-	if len(q.Terms) > 1 && q.MinAllTerms > 0 {
+	if q.MinAllTerms > 0 {
 		hits, total, fulltext, err := s.keywordSearch(ctx, q, true)
 		if err != nil || fulltext >= q.MinAllTerms {
 			return hits, total, err
