@@ -47,7 +47,7 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, Errorf(ETOOLARGE, "the request body exceeds %d bytes", mbe.Limit)
+			return nil, BodyTooLarge(mbe.Limit)
 		}
 		return nil, Wrap(EMALFORMED, err, "the request body could not be read")
 	}

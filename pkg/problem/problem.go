@@ -88,6 +88,11 @@ func Field(field, code, message string) *Error {
 	return &Error{Code: EINVALID, Detail: "the request has invalid fields", Fields: []FieldError{{Field: field, Code: code, Message: message}}}
 }
 
+// BodyTooLarge is the 413 for a request body over limit bytes.
+func BodyTooLarge(limit int64) *Error {
+	return Errorf(ETOOLARGE, "the request body exceeds %d bytes", limit)
+}
+
 // WithHeader sets a response header that goes out with the error, such as
 // WWW-Authenticate or Retry-After, and returns e.
 func (e *Error) WithHeader(key, value string) *Error {

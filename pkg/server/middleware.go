@@ -37,21 +37,30 @@ func RequestID(next http.Handler) http.Handler {
 	})
 }
 
-// LimitBody caps every request body at n bytes; reading past it fails with
-// *http.MaxBytesError, which problem.DecodeJSON turns into a 413.
+// LimitBody caps every request body at n bytes with CapBody.
 func LimitBody(n int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.ContentLength > n {
-				problem.Write(w, r, problem.Errorf(problem.ETOOLARGE, "the request body exceeds %d bytes", n))
+			if err := CapBody(w, r, n); err != nil {
+				problem.Write(w, r, err)
 				return
-			}
-			if r.Body != nil {
-				r.Body = http.MaxBytesReader(w, r.Body, n)
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// CapBody caps r's body at n bytes: a declared Content-Length over n is a
+// 413 at once; a body without one fails with *http.MaxBytesError when read
+// past n, which problem.ReadBody turns into a 413.
+func CapBody(w http.ResponseWriter, r *http.Request, n int64) error {
+	if r.ContentLength > n {
+		return problem.BodyTooLarge(n)
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+	}
+	return nil
 }
 
 // Recover turns a panic into a 500 problem response and logs the stack.

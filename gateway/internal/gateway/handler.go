@@ -99,11 +99,8 @@ func (h *handler) checkRequest(w http.ResponseWriter, r *http.Request, pathErr e
 		return problem.Errorf(problem.ENOTFOUND, "no service is routed at %s", r.URL.Path)
 	case r.Method == http.MethodConnect || r.Method == http.MethodTrace:
 		return problem.Errorf(problem.EMETHOD, "method %s is not allowed through the gateway", r.Method)
-	case r.ContentLength > h.maxBody:
-		return problem.Errorf(problem.ETOOLARGE, "the request body exceeds %d bytes", h.maxBody)
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, h.maxBody)
-	return nil
+	return server.CapBody(w, r, h.maxBody)
 }
 
 // tooMany sets the headers of a refused request and returns its 429.

@@ -23,7 +23,7 @@ func (u *Upstream) fail(w http.ResponseWriter, out *http.Request, err error) {
 	switch {
 	case errors.As(err, &mbe):
 		u.metrics.observeOutcome(u.route.Prefix, "too_large", f.start)
-		problem.Write(w, r, problem.Errorf(problem.ETOOLARGE, "the request body exceeds %d bytes", mbe.Limit))
+		problem.Write(w, r, problem.BodyTooLarge(mbe.Limit))
 	case r.Context().Err() != nil && errors.Is(err, context.Canceled):
 		u.metrics.observeOutcome(u.route.Prefix, "client_closed", f.start)
 		w.WriteHeader(statusClientClosed)
