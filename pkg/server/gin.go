@@ -1,6 +1,8 @@
 package server
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/municipal-apis/platform/pkg/problem"
@@ -27,4 +29,13 @@ func NewGin() *gin.Engine {
 		problem.Abort(c, problem.Errorf(problem.EMETHOD, "method %s is not allowed here", c.Request.Method))
 	})
 	return e
+}
+
+// OpenAPI serves a program's OpenAPI document (conventionally at
+// /openapi.json, without a token), cacheable for five minutes.
+func OpenAPI(doc []byte) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Header("Cache-Control", "public, max-age=300")
+		c.Data(http.StatusOK, "application/json", doc)
+	}
 }

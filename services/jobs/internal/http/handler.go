@@ -41,7 +41,7 @@ type Options struct {
 // /readyz and /metrics with request ids, logs and limits.
 func New(o Options) http.Handler {
 	engine := server.NewGin()
-	engine.GET("/openapi.json", serveOpenAPI)
+	engine.GET("/openapi.json", server.OpenAPI(OpenAPI))
 	api := engine.Group(Prefix, auth.Middleware(o.Verifier))
 	register(api, guards{read: auth.RequireScope(ScopeRead), write: auth.RequireScope(ScopeWrite),
 		idempotent: o.Idempotency.Middleware()}, o.Store)

@@ -1,18 +1,8 @@
 package http
 
-import (
-	_ "embed"
-	"net/http"
-
-	"github.com/gin-gonic/gin"
-)
+import _ "embed"
 
 // OpenAPI is the OpenAPI 3 description of the service, served at /openapi.json.
 //
 //go:embed openapi.json
 var OpenAPI []byte
-
-func serveOpenAPI(c *gin.Context) {
-	c.Header("Cache-Control", "public, max-age=300")
-	c.Data(http.StatusOK, "application/json", OpenAPI)
-}

@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -58,7 +59,7 @@ func Routes(e *gin.Engine, api API) {
 	admin.GET("/migration/history", migRead, h.migrationHistory)
 	admin.POST("/migration/start", migWrite, idem, h.startMigration)
 	admin.POST("/migration/rollback", migWrite, idem, h.rollbackMigration)
-	e.GET("/openapi.json", serveOpenAPI)
+	e.GET("/openapi.json", server.OpenAPI(OpenAPI))
 }
 
 type handler struct {
