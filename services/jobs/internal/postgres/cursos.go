@@ -18,9 +18,6 @@ type cursos struct {
 func (s cursos) Create(ctx context.Context, in *jobs.CursoInput) (*jobs.Curso, error) {
 	var out jobs.Curso
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
-		if err := dangling(tx, cursoTargets(in)...); err != nil {
-			return err
-		}
 		row := cursoRow{CursoFields: in.CursoFields}
 		if err := tx.Omit(clause.Associations).Clauses(clause.Returning{}).Create(&row).Error; err != nil {
 			return err
@@ -30,7 +27,7 @@ func (s cursos) Create(ctx context.Context, in *jobs.CursoInput) (*jobs.Curso, e
 		}
 		return withCategorias(tx, row, &out)
 	})
-	return orNil(&out, mapErr("create curso", err))
+	return orNil(&out, mapErr("create curso", explainDangling(ctx, s.db, err, cursoTargets(in))))
 }
 
 // Get returns the course with id and its categorias.
@@ -76,16 +73,6 @@ func (s cursos) List(ctx context.Context, f jobs.CursoFilter, p jobs.Page) (*job
 func (s cursos) Update(ctx context.Context, id int64, in *jobs.CursoInput) (*jobs.Curso, error) {
 	var out jobs.Curso
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&cursoRow{}).Where("id = ?", id).Count(&n).Error; err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFound("curso", id)
-		}
-		if err := dangling(tx, cursoTargets(in)...); err != nil {
-			return err
-		}
 		row := cursoRow{ID: id, CursoFields: in.CursoFields}
 		res := tx.Model(&row).Select("*").Omit("id", "created_at", clause.Associations).
 			Clauses(clause.Returning{}).Updates(&row)
@@ -103,7 +90,7 @@ func (s cursos) Update(ctx context.Context, id int64, in *jobs.CursoInput) (*job
 		}
 		return withCategorias(tx, row, &out)
 	})
-	return orNil(&out, mapErr("update curso", err))
+	return orNil(&out, mapErr("update curso", explainDangling(ctx, s.db, err, cursoTargets(in))))
 }
 
 // Delete removes the course with id and its links to categorias.

@@ -18,16 +18,13 @@ type empregos struct {
 func (s empregos) Create(ctx context.Context, in *jobs.EmpregoInput) (*jobs.Emprego, error) {
 	var out jobs.Emprego
 	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
-		if err := dangling(tx, empregoTargets(in)...); err != nil {
-			return err
-		}
 		row := empregoRow{EmpregoFields: in.EmpregoFields, Status: in.InitialStatus()}
 		if err := tx.Omit(clause.Associations).Clauses(clause.Returning{}).Create(&row).Error; err != nil {
 			return err
 		}
 		return withRelations(tx, row, &out)
 	})
-	return orNil(&out, mapErr("create emprego", err))
+	return orNil(&out, mapErr("create emprego", explainDangling(ctx, s.db, err, empregoTargets(in))))
 }
 
 // Get returns the posting with id and its relation objects.
@@ -74,9 +71,6 @@ func (s empregos) Update(ctx context.Context, id int64, in *jobs.EmpregoInput) (
 		if err != nil {
 			return err
 		}
-		if err := dangling(tx, empregoTargets(in)...); err != nil {
-			return err
-		}
 		row := empregoRow{ID: id, EmpregoFields: in.EmpregoFields, Status: cur.Status, CreatedAt: cur.CreatedAt}
 		if in.Status != nil {
 			if err := jobs.Transition(cur.Status, *in.Status); err != nil {
@@ -91,7 +85,7 @@ func (s empregos) Update(ctx context.Context, id int64, in *jobs.EmpregoInput) (
 		}
 		return withRelations(tx, row, &out)
 	})
-	return orNil(&out, mapErr("update emprego", err))
+	return orNil(&out, mapErr("update emprego", explainDangling(ctx, s.db, err, empregoTargets(in))))
 }
 
 // SetStatus moves the posting with id to status to when the machine allows it.

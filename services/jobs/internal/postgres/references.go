@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
@@ -62,9 +64,23 @@ func idOf(id *int64) []int64 {
 	return []int64{*id}
 }
 
-// dangling returns one 422 naming every reference that points at no row, so a
-// client learns of all of them at once instead of the first one a foreign key
-// stops at. The foreign keys still guard rows deleted after this check.
+// explainDangling turns the foreign-key violation of a failed write into one
+// 422 naming every reference that points at no row, so a client learns of
+// all of them at once instead of the first one the foreign keys stopped at.
+// Valid writes pay nothing: the lookups run only after a violation, outside
+// the transaction it aborted. Any other error, or a failed lookup, is
+// returned as it was.
+func explainDangling(ctx context.Context, db *gorm.DB, err error, targets []target) error {
+	if !pg.IsCode(err, pg.ForeignKeyViolation) {
+		return err
+	}
+	if missing := dangling(db.WithContext(ctx), targets...); problem.Is(missing, problem.EINVALID) {
+		return missing
+	}
+	return err
+}
+
+// dangling returns one 422 naming every reference that points at no row.
 func dangling(tx *gorm.DB, targets ...target) error {
 	var v problem.Violations
 	for _, t := range targets {
