@@ -33,9 +33,7 @@ type SearchQuery struct {
 type KeywordQuery struct {
 	Version string
 	// Terms are folded words; the last one also matches as a prefix.
-	Terms []string
-	// Text is the folded query, compared by trigram similarity for typos.
-	Text          string
+	Terms         []string
 	Filter        SearchFilter
 	Limit, Offset int
 	// MinAllTerms is how many visible Servicos must match every term in
@@ -122,7 +120,7 @@ func keywordQuery(version string, q SearchQuery, limit, offset int) KeywordQuery
 	if len(terms) > maxTerms {
 		terms = terms[:maxTerms]
 	}
-	return KeywordQuery{Version: version, Terms: terms, Text: textnorm.Fold(q.Text), Filter: q.Filter,
+	return KeywordQuery{Version: version, Terms: terms, Filter: q.Filter,
 		Limit: limit, Offset: offset, MinAllTerms: q.PerPage}
 }
 

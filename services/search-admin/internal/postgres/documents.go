@@ -9,7 +9,8 @@ import (
 )
 
 // upsertDocument writes one search document. The tsvector is built here,
-// per weight, with the Portuguese configuration over unaccented text.
+// per weight, with the Portuguese configuration over unaccented text; a
+// trigger copies the Servico's search filters onto it (migration 00006).
 const upsertDocument = `
 INSERT INTO search_documents (servico_id, schema_version, search_content, document, embedding,
     embedding_model, embedding_pending, embed_attempts, next_attempt_at, last_error, updated_at)

@@ -7,16 +7,36 @@ import (
 )
 
 // ExplainKeywordSearch runs the keyword search for q, matching every term
-// or any term, under EXPLAIN (ANALYZE, FORMAT JSON) exactly as
-// KeywordSearch runs it and returns the plan.
+// or any term with the typo corrections KeywordSearch would add, under
+// EXPLAIN (ANALYZE, FORMAT JSON) exactly as KeywordSearch runs it and
+// returns the plan.
 func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery, every bool) (string, error) {
-	args, err := keywordArgs(q, every)
+	alternatives, err := s.corrections(ctx, q)
 	if err != nil {
 		return "", err
 	}
+	args, err := keywordArgs(q, alternatives, every)
+	if err != nil {
+		return "", err
+	}
+	return explain(func(dest *[]string) error {
+		return s.runKeywordSearch(ctx, explainPrefix, args, dest)
+	})
+}
+
+// ExplainCorrections runs the typo-correction lookup for q like
+// ExplainKeywordSearch.
+func (s *Store) ExplainCorrections(ctx context.Context, q catalog.KeywordQuery) (string, error) {
+	return explain(func(dest *[]string) error {
+		return s.runCorrections(ctx, explainPrefix, correctionArgs(q), dest)
+	})
+}
+
+const explainPrefix = "EXPLAIN (ANALYZE, FORMAT JSON) "
+
+func explain(run func(dest *[]string) error) (string, error) {
 	var plan []string
-	err = s.runKeywordSearch(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) ", args, &plan)
-	if err != nil || len(plan) == 0 {
+	if err := run(&plan); err != nil || len(plan) == 0 {
 		return "", err
 	}
 	return plan[0], nil

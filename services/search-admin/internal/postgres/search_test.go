@@ -17,7 +17,7 @@ import (
 
 // keywordQuery asks for the first page of published matches of text in v2.
 func keywordQuery(text string, filter catalog.SearchFilter) catalog.KeywordQuery {
-	return catalog.KeywordQuery{Version: "v2", Terms: textnorm.Words(text), Text: textnorm.Fold(text), Filter: filter, Limit: 10}
+	return catalog.KeywordQuery{Version: "v2", Terms: textnorm.Words(text), Filter: filter, Limit: 10}
 }
 
 // keywordNames runs a keyword search and returns the names it ranks.
@@ -25,7 +25,7 @@ func keywordNames(t *testing.T, st *postgres.Store, q catalog.KeywordQuery) []st
 	t.Helper()
 	hits, _, err := st.KeywordSearch(context.Background(), q)
 	if err != nil {
-		t.Fatalf("keyword search %q: %v", q.Text, err)
+		t.Fatalf("keyword search %q: %v", q.Terms, err)
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -64,8 +64,10 @@ func TestKeywordSearchRanksTheFilteredCandidates(t *testing.T) {
 	}{
 		{"a full-text query ranks the best match first and hides drafts and agent-only services",
 			"certidão negativa", catalog.SearchFilter{}, []string{"Certidão negativa de débitos", "Certidão de óbito"}},
-		{"a typo is caught by the trigram similarity of the folded name", "certdao negatva de debitos",
-			catalog.SearchFilter{}, []string{"Certidão negativa de débitos"}},
+		{"typos are replaced by the known words trigram-similar to them", "certdao negatva de debitos",
+			catalog.SearchFilter{}, []string{"Certidão negativa de débitos", "Certidão de óbito"}},
+		{"a typo in the last word, a prefix, is corrected too", "debtos", catalog.SearchFilter{}, []string{"Certidão negativa de débitos"}},
+		{"a word no Servico is near matches nothing", "xilofone", catalog.SearchFilter{}, []string{}},
 		{"the tema filter keeps only its theme", "certidao", catalog.SearchFilter{TemaGeral: "Saúde"}, []string{"Certidão de óbito"}},
 		{"agent-only services appear when asked for", "agentes", catalog.SearchFilter{IncludeAgentOnly: true}, []string{"Certidão para agentes"}},
 	}
@@ -83,14 +85,20 @@ func TestTextSearchFollowsRenames(t *testing.T) {
 	t.Parallel()
 	st, _ := newStore(t)
 	sv := mustCreate(t, st, "Poda de árvore", false, func(s *catalog.Servico) { s.Status = 1 })
+	var renamed *catalog.Servico
 	_, err := st.Update(context.Background(), sv.ID, func(s *catalog.Servico) {
 		s.NomeServico, s.Resumo = "Remoção de galhos", "Galhos caídos na calçada"
-	}, nil)
+		renamed = s
+	}, func(catalog.WriteVersions) ([]catalog.Document, error) {
+		doc := catalog.SchemaV2.Document(renamed)
+		doc.Embedding, doc.Model = []float32{0.6, -0.8, 0.125}, "test/model"
+		return []catalog.Document{doc}, nil
+	})
 	if err != nil {
 		t.Fatalf("rename: %v", err)
 	}
 	if got := keywordNames(t, st, keywordQuery("remocao de galhso", catalog.SearchFilter{})); !slices.Equal(got, []string{"Remoção de galhos"}) {
-		t.Errorf("trigram search for the new name = %q", got)
+		t.Errorf("search with a typo in the new name = %q", got)
 	}
 	page, err := st.List(context.Background(), catalog.Filter{Text: "REMOÇÃO", Page: 1, PerPage: 10})
 	if err != nil || len(page.Data) != 1 {
@@ -129,6 +137,13 @@ func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
 				}
 				if cost, jit := planCost(t, raw); jit || cost >= limit {
 					t.Errorf("plan costs %.0f (jit_above_cost %.0f), JIT %v", cost, limit, jit)
+				}
+				raw, err = st.ExplainCorrections(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cost, jit := planCost(t, raw); jit || cost >= limit {
+					t.Errorf("typo-correction plan costs %.0f (jit_above_cost %.0f), JIT %v", cost, limit, jit)
 				}
 			})
 		}
@@ -190,5 +205,42 @@ func TestKeywordSearchMatchesEveryWordWhenThatFillsAPage(t *testing.T) {
 				t.Errorf("names = %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestKeywordFiltersFollowTheServico changes what search filters on without
+// rewriting the search documents (no indexer): the copies on the documents
+// must follow at once, or a Servico taken back to draft would stay findable.
+func TestKeywordFiltersFollowTheServico(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	sv := mustCreate(t, st, "Licença sanitária", false, func(s *catalog.Servico) { s.Status = 1 })
+	search := func(filter catalog.SearchFilter) []string {
+		return keywordNames(t, st, keywordQuery("licenca sanitaria", filter))
+	}
+	if got := search(catalog.SearchFilter{TemaGeral: "Tributos"}); len(got) != 1 {
+		t.Fatalf("published servico not found: %q", got)
+	}
+	edits := []struct {
+		name   string
+		edit   func(*catalog.Servico)
+		filter catalog.SearchFilter
+		want   int
+	}{
+		{"a new tema is filtered on", func(s *catalog.Servico) { s.TemaGeral = "Saúde" }, catalog.SearchFilter{TemaGeral: "Saúde"}, 1},
+		{"the old tema no longer matches", func(*catalog.Servico) {}, catalog.SearchFilter{TemaGeral: "Tributos"}, 0},
+		{"a new orgao is filtered on", func(s *catalog.Servico) { s.OrgaoGestor = []string{"SMS"} }, catalog.SearchFilter{OrgaoGestor: "SMS"}, 1},
+		{"agent-only hides it from the public", func(s *catalog.Servico) { s.Agents = &catalog.Agents{ExclusiveForAgents: true} },
+			catalog.SearchFilter{}, 0},
+		{"agent-only still shows it to agents", func(*catalog.Servico) {}, catalog.SearchFilter{IncludeAgentOnly: true}, 1},
+		{"back to draft hides it from everyone", func(s *catalog.Servico) { s.Status = 0 }, catalog.SearchFilter{IncludeAgentOnly: true}, 0},
+	}
+	for _, e := range edits {
+		if _, err := st.Update(context.Background(), sv.ID, e.edit, nil); err != nil {
+			t.Fatalf("%s: update: %v", e.name, err)
+		}
+		if got := search(e.filter); len(got) != e.want {
+			t.Errorf("%s: found %q, want %d hits", e.name, got, e.want)
+		}
 	}
 }
