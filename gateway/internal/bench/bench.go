@@ -30,6 +30,7 @@ type Report struct {
 	Direct  Result
 	Limited Result // gateway, token check and Redis limits
 	Open    Result // gateway, token check, limits off
+	Bare    Result // httputil.ReverseProxy alone, the control
 }
 
 // path is what every target serves: a jobs-shaped path under the /go/v1 route.
@@ -57,6 +58,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		{&rep.Direct, "direct to the upstream", s.upstream + path},
 		{&rep.Limited, "gateway: auth + Redis limits", s.limited + "/go/v1" + path},
 		{&rep.Open, "gateway: auth, limits off", s.open + "/go/v1" + path},
+		{&rep.Bare, "control: bare httputil.ReverseProxy", s.bare + path},
 	}
 	for _, t := range targets {
 		if *t.into, err = measure(t.name, t.url, s.token, cfg); err != nil {

@@ -1,6 +1,7 @@
 // Package bench measures the gateway's overhead on loopback: the same
 // trivial upstream reached directly, through the gateway with token checks
-// and Redis limits, and through the gateway with limits off.
+// and Redis limits, through the gateway with limits off, and, as a control,
+// through a bare httputil.ReverseProxy that does nothing else.
 package bench
 
 import (
@@ -12,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"strings"
@@ -32,6 +34,7 @@ type stack struct {
 	upstream string // base URL of the trivial upstream
 	limited  string // gateway with Redis limits
 	open     string // gateway with limits off
+	bare     string // httputil.ReverseProxy alone: the floor of any proxy
 	token    string
 	stops    []func() error
 }
@@ -72,7 +75,22 @@ func startStack(ctx context.Context, redisURL string) (*stack, error) {
 	if s.open, err = s.startGateway(ctx, verifier, redisURL, "false"); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
+	if s.bare, err = s.serve(bareProxy(s.upstream)); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
 	return s, nil
+}
+
+// bareProxy forwards every request to upstream with nothing around it: no
+// token, no limits, no logging or metrics, a Transport that keeps enough
+// idle connections for the load. What the gateway costs beyond it is the
+// gateway's own; what it costs itself, any proxy pays.
+func bareProxy(upstream string) http.Handler {
+	target, _ := url.Parse(upstream)
+	return &httputil.ReverseProxy{
+		Rewrite:   func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		Transport: &http.Transport{MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute},
+	}
 }
 
 // trivial is the upstream: a small JSON answer, no work.

@@ -31,14 +31,16 @@ type Config struct {
 
 // Limits decides whether a request may pass and reports the counters it touched.
 type Limits struct {
+	store                  *Store
 	ip, client, department *limiter.Limiter
 	overrides              map[string]*limiter.Limiter
 	metrics                *Metrics
 }
 
 // New builds the limits of cfg on store.
-func New(store limiter.Store, cfg Config, m *Metrics) *Limits {
+func New(store *Store, cfg Config, m *Metrics) *Limits {
 	l := &Limits{
+		store:      store,
 		ip:         limiter.New(store, cfg.Unauthenticated.Rate),
 		client:     limiter.New(store, cfg.PerClient.Rate),
 		department: limiter.New(store, cfg.PerDepartment.Rate),
@@ -71,20 +73,25 @@ func (l *Limits) CountIP(ctx context.Context, ip string) Decision {
 }
 
 // CountCaller counts an authenticated request against its client and, when
-// the client is within its limit, against its department. A token without
-// a department claim is limited per client only.
+// the client is within its limit, against its department, in one Redis
+// round trip (Store.GetPair). A token without a department claim is
+// limited per client only.
 func (l *Limits) CountCaller(ctx context.Context, clientID, department string) Decision {
-	lc, err := l.client.Get(ctx, key(KindClient, clientID))
-	d := l.decide(ctx, err, Result{Kind: KindClient, Rate: l.client.Rate, Context: lc})
-	if department == "" || d.Reached() {
-		return l.count(d)
+	if department == "" {
+		lc, err := l.client.Get(ctx, key(KindClient, clientID))
+		return l.count(l.decide(ctx, err, Result{Kind: KindClient, Rate: l.client.Rate, Context: lc}))
 	}
 	dl := l.department
 	if o, ok := l.overrides[department]; ok {
 		dl = o
 	}
-	lc, err = dl.Get(ctx, key(KindDepartment, department))
-	d.Results = append(d.Results, l.decide(ctx, err, Result{Kind: KindDepartment, Rate: dl.Rate, Context: lc}).Results...)
+	cc, dc, counted, err := l.store.GetPair(ctx,
+		Counter{Key: key(KindClient, clientID), Rate: l.client.Rate},
+		Counter{Key: key(KindDepartment, department), Rate: dl.Rate})
+	d := l.decide(ctx, err, Result{Kind: KindClient, Rate: l.client.Rate, Context: cc})
+	if counted {
+		d.Results = append(d.Results, Result{Kind: KindDepartment, Rate: dl.Rate, Context: dc})
+	}
 	return l.count(d)
 }
 
