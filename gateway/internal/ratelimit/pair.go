@@ -45,25 +45,30 @@ return {ret, ttl}
 // limit never spends its department's. counted reports whether second
 // counted the request.
 func (s *Store) GetPair(ctx context.Context, first, second Counter) (a, b limiter.Context, counted bool, err error) {
-	if s.onRedis.Load() {
-		a, b, counted, err = s.redisPair(ctx, first, second)
-		if err == nil {
-			return a, b, counted, nil
-		}
-		if ctx.Err() != nil {
-			return limiter.Context{}, limiter.Context{}, false, fmt.Errorf("rate-limit store: %w", ctx.Err())
-		}
-		s.toMemory(err)
+	p, err := fallback(s, ctx,
+		func() (pair, error) { return s.redisPair(ctx, first, second) },
+		func() (pair, error) { return s.memoryPair(ctx, first, second) })
+	return p.a, p.b, p.counted, err
+}
+
+// pair is what GetPair answers.
+type pair struct {
+	a, b    limiter.Context
+	counted bool
+}
+
+// memoryPair is GetPair in this instance's memory.
+func (s *Store) memoryPair(ctx context.Context, first, second Counter) (pair, error) {
+	a, err := s.memory.Get(ctx, first.Key, first.Rate)
+	if err != nil || a.Reached {
+		return pair{a: a}, err
 	}
-	if a, err = s.memory.Get(ctx, first.Key, first.Rate); err != nil || a.Reached {
-		return a, limiter.Context{}, false, err
-	}
-	b, err = s.memory.Get(ctx, second.Key, second.Rate)
-	return a, b, err == nil, err
+	b, err := s.memory.Get(ctx, second.Key, second.Rate)
+	return pair{a: a, b: b, counted: err == nil}, err
 }
 
 // redisPair is GetPair on Redis.
-func (s *Store) redisPair(ctx context.Context, first, second Counter) (a, b limiter.Context, counted bool, err error) {
+func (s *Store) redisPair(ctx context.Context, first, second Counter) (pair, error) {
 	keys := [2]string{s.redisKey(first.Key), s.redisKey(second.Key)}
 	var cmds [2]*redis.Cmd
 	run := func(p redis.Pipeliner, eval bool) {
@@ -76,28 +81,30 @@ func (s *Store) redisPair(ctx context.Context, first, second Counter) (a, b limi
 			}
 		}
 	}
-	_, err = s.client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, false); return nil })
+	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, false); return nil })
 	if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// Redis restarted and forgot the script: send it whole once.
 		_, err = s.client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, true); return nil })
 	}
 	if err != nil {
-		return a, b, false, fmt.Errorf("count %s and %s in redis: %w", first.Key, second.Key, err)
+		return pair{}, fmt.Errorf("count %s and %s in redis: %w", first.Key, second.Key, err)
 	}
 	now := time.Now()
-	if a, err = contextOf(cmds[0], first.Rate, now); err != nil {
-		return a, b, false, err
+	a, err := contextOf(cmds[0], first.Rate, now)
+	if err != nil {
+		return pair{}, err
 	}
-	if b, err = contextOf(cmds[1], second.Rate, now); err != nil {
-		return a, b, false, err
+	b, err := contextOf(cmds[1], second.Rate, now)
+	if err != nil {
+		return pair{}, err
 	}
 	if !a.Reached {
-		return a, b, true, nil
+		return pair{a: a, b: b, counted: true}, nil
 	}
 	if err := s.client.Decr(ctx, keys[1]).Err(); err != nil {
-		return a, b, false, fmt.Errorf("take back the count of %s in redis: %w", second.Key, err)
+		return pair{}, fmt.Errorf("take back the count of %s in redis: %w", second.Key, err)
 	}
-	return a, limiter.Context{}, false, nil
+	return pair{a: a}, nil
 }
 
 // redisKey is the Redis key ulule's store uses for key.

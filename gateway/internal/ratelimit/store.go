@@ -70,17 +70,25 @@ func (s *Store) Increment(ctx context.Context, key string, count int64, rate lim
 
 // do runs op on Redis when it is in use, and on memory when it is not or when it just failed.
 func (s *Store) do(ctx context.Context, op func(limiter.Store) (limiter.Context, error)) (limiter.Context, error) {
+	return fallback(s, ctx, func() (limiter.Context, error) { return op(s.redis) }, func() (limiter.Context, error) { return op(s.memory) })
+}
+
+// fallback runs onRedis when Redis is in use and inMemory when it is not or
+// when onRedis just failed, switching the store to memory then; a failure
+// that comes from ctx ends the request instead.
+func fallback[T any](s *Store, ctx context.Context, onRedis, inMemory func() (T, error)) (T, error) {
 	if s.onRedis.Load() {
-		lc, err := op(s.redis)
+		v, err := onRedis()
 		if err == nil {
-			return lc, nil
+			return v, nil
 		}
 		if ctx.Err() != nil {
-			return limiter.Context{}, fmt.Errorf("rate-limit store: %w", ctx.Err())
+			var zero T
+			return zero, fmt.Errorf("rate-limit store: %w", ctx.Err())
 		}
 		s.toMemory(err)
 	}
-	return op(s.memory)
+	return inMemory()
 }
 
 // Watch probes Redis every interval until ctx is done, switching the store
