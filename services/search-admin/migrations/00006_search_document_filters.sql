@@ -3,10 +3,10 @@
 -- What search filters on, copied from the Servico onto each of its search
 -- documents, so that keyword search filters the full-text matches as it
 -- reads them instead of looking every match up in servicos (~60% of a
--- search that matches a thousand documents). Two triggers keep the copies
--- exact: a document takes the Servico's values whenever it is written, and
--- a change of those values on the Servico is written to its documents in
--- the same transaction.
+-- search that matches a thousand documents). One trigger function holds
+-- the copy: a document takes the Servico's values whenever its document or
+-- status is written. A change of those values on the Servico touches the
+-- status of its documents in the same transaction, which runs that copy.
 ALTER TABLE search_documents
     ADD COLUMN status smallint NOT NULL DEFAULT 0,
     ADD COLUMN agent_only boolean NOT NULL DEFAULT false,
@@ -24,18 +24,14 @@ END
 $$;
 -- +goose StatementEnd
 
-CREATE TRIGGER search_documents_copy_filters BEFORE INSERT OR UPDATE OF document ON search_documents
+CREATE TRIGGER search_documents_copy_filters BEFORE INSERT OR UPDATE OF document, status ON search_documents
     FOR EACH ROW EXECUTE FUNCTION search_documents_copy_filters();
 
 -- +goose StatementBegin
 CREATE FUNCTION servicos_copy_filters() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE search_documents
-    SET status = NEW.status,
-        agent_only = COALESCE(NEW.agents -> 'exclusive_for_agents' = 'true'::jsonb, false),
-        tema_geral = NEW.tema_geral,
-        orgao_gestor = NEW.orgao_gestor
-    WHERE servico_id = NEW.id;
+    -- search_documents_copy_filters fills in every copied value.
+    UPDATE search_documents SET status = NEW.status WHERE servico_id = NEW.id;
     RETURN NULL;
 END
 $$;
@@ -47,13 +43,8 @@ CREATE TRIGGER servicos_copy_filters AFTER UPDATE ON servicos
           OR OLD.tema_geral IS DISTINCT FROM NEW.tema_geral OR OLD.orgao_gestor IS DISTINCT FROM NEW.orgao_gestor)
     EXECUTE FUNCTION servicos_copy_filters();
 
-UPDATE search_documents d
-SET status = s.status,
-    agent_only = COALESCE(s.agents -> 'exclusive_for_agents' = 'true'::jsonb, false),
-    tema_geral = s.tema_geral,
-    orgao_gestor = s.orgao_gestor
-FROM servicos s
-WHERE s.id = d.servico_id;
+-- Existing documents take their copies the same way.
+UPDATE search_documents SET status = status;
 
 -- +goose Down
 DROP TRIGGER servicos_copy_filters ON servicos;

@@ -32,8 +32,9 @@ type Hit struct {
 	Scores HitScores `json:"scores"`
 }
 
-// HitScores holds the keyword score (weighted ts_rank), the semantic score (cosine similarity) and, in hybrid mode,
-// the fused reciprocal-rank score; a ranking that did not find the hit is null.
+// HitScores holds the keyword score (weighted ts_rank), the semantic score
+// (cosine similarity) and, in hybrid mode, the fused reciprocal-rank score;
+// a ranking that did not find the hit is null.
 type HitScores struct {
 	Keyword  *float64 `json:"keyword"`
 	Semantic *float64 `json:"semantic"`
