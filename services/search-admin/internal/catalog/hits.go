@@ -14,11 +14,16 @@ type SearchResult struct {
 // SearchMeta describes a search page: how many Servicos matched, which page
 // this is, and which schema version and mode ranked them.
 type SearchMeta struct {
-	Total         int    `json:"total"`
-	Page          int    `json:"page"`
-	PerPage       int    `json:"per_page"`
-	SchemaVersion string `json:"schema_version"`
-	Mode          string `json:"mode"`
+	// Total is how many hits the pages of this search hold, so paging
+	// stops at it.
+	Total int `json:"total"`
+	// TotalIsLowerBound is set when more Servicos matched than a hybrid
+	// search fuses: Total then counts the fused candidates only.
+	TotalIsLowerBound bool   `json:"total_is_lower_bound"`
+	Page              int    `json:"page"`
+	PerPage           int    `json:"per_page"`
+	SchemaVersion     string `json:"schema_version"`
+	Mode              string `json:"mode"`
 	// Degraded is set when hybrid search could not embed the query and
 	// ranked by keywords alone.
 	Degraded bool `json:"degraded,omitempty"`

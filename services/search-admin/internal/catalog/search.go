@@ -103,7 +103,9 @@ func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, err
 	case ModeSemantic:
 		ranked, res.Meta.Total, err = s.semanticPage(ctx, version, q, offset)
 	default:
-		ranked, res.Meta.Total, res.Meta.Degraded, err = s.hybridPage(ctx, version, q, offset)
+		var h hybrid
+		h, err = s.hybridPage(ctx, version, q, offset)
+		ranked, res.Meta.Total, res.Meta.TotalIsLowerBound, res.Meta.Degraded = h.page, h.total, h.truncated, h.degraded
 	}
 	if err != nil {
 		return SearchResult{}, err
@@ -140,34 +142,48 @@ func (s *Searcher) semanticPage(ctx context.Context, version string, q SearchQue
 	return pageOf(single(ids, false), offset, q.PerPage), total, nil
 }
 
+// hybrid is one page of a hybrid search: its hits, how many the fused
+// ranking holds, whether more Servicos matched than were fused, and whether
+// the semantic ranking was missing.
+type hybrid struct {
+	page      []rankedHit
+	total     int
+	truncated bool
+	degraded  bool
+}
+
 // hybridPage fuses the top candidates of both rankings; when the query
 // cannot be embedded it answers with the keyword ranking alone, degraded.
+// Only the fused candidates can be paged, so they are the total, marked
+// truncated when either ranking matched more than it handed over.
 // The query is embedded and the vectors scanned while Postgres ranks the
 // keywords, so hybrid costs about the slower of the two, not their sum.
-func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, bool, error) {
+func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery, offset int) (hybrid, error) {
 	semCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var sem []ScoredID
+	var semTotal int
 	var semErr error
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
-		sem, _, semErr = s.nearest(semCtx, version, q, s.cfg.Candidates)
+		sem, semTotal, semErr = s.nearest(semCtx, version, q, s.cfg.Candidates)
 	}()
-	kw, _, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, s.cfg.Candidates, 0))
+	kw, kwTotal, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, s.cfg.Candidates, 0))
 	if err != nil {
 		cancel()
 	}
 	<-scanned
 	if err != nil {
-		return nil, 0, false, err
+		return hybrid{}, err
 	}
-	degraded := semErr != nil
-	if degraded {
+	h := hybrid{degraded: semErr != nil, truncated: kwTotal > len(kw) || semTotal > len(sem)}
+	if h.degraded {
 		s.log.WarnContext(ctx, "semantic ranking failed, answering with keyword ranking", "err", semErr)
 	}
 	fused := fuseRRF(kw, sem)
-	return pageOf(fused, offset, q.PerPage), len(fused), degraded, nil
+	h.page, h.total = pageOf(fused, offset, q.PerPage), len(fused)
+	return h, nil
 }
 
 // nearest embeds the query with version's model and scans the in-memory
