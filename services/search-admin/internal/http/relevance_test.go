@@ -66,7 +66,7 @@ type quality struct {
 
 // tally sums the metrics of some queries.
 type tally struct {
-	n                      int
+	n                     int
 	rr, success1, recall5 float64
 }
 
