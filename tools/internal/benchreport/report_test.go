@@ -99,7 +99,7 @@ func TestWriteMarkdown(t *testing.T) {
 		Suites: []SuiteResult{
 			{Suite: jobs, Benches: []Bench{{Package: modulePrefix + "services/jobs/internal/http", Name: "CreateEmprego", Iters: 10,
 				Metrics: []Metric{{1178313, "ns/op"}, {2.634, "p50-ms"}, {848.7, "req/s"}}}}},
-			{Suite: Suite{Area: "search-admin", Packages: "./services/search-admin/...", Bench: "Migration", Benchtime: "2x"}, Err: errors.New("exit status 1\nFAIL database down")},
+			{Suite: Suite{Area: "search-admin", Packages: "./services/search-admin/...", Bench: "Reindex", Benchtime: "2x"}, Err: errors.New("exit status 1\nFAIL database down")},
 		},
 		GatewayCommand: "go run ./gateway/cmd/gateway-bench", Gateway: gw,
 		LoadCommand: "go run ./tools/cmd/loadgen", Load: sampleLoad(), Plot: "benchmarks-latency.png",

@@ -24,7 +24,7 @@ type Config struct {
 	Reembed   catalog.ReembedConfig
 	Search    catalog.SearchConfig
 	Index     catalog.VectorSyncConfig
-	Migration catalog.MigrationConfig
+	Reindex   catalog.ReindexConfig
 	// Idempotency sets how long POST answers are replayed for a repeated Idempotency-Key.
 	Idempotency idempotency.Config
 }
@@ -57,5 +57,5 @@ func loadConfigFrom(ctx context.Context, env envconfig.Lookuper) (Config, error)
 		return cfg, fmt.Errorf("read configuration: %w", err)
 	}
 	return cfg, errors.Join(cfg.HTTP.Validate(), cfg.Database.Validate(), cfg.Reembed.Validate(),
-		cfg.Search.Validate(), cfg.Index.Validate(), cfg.Migration.Validate(), cfg.Idempotency.Validate())
+		cfg.Search.Validate(), cfg.Index.Validate(), cfg.Reindex.Validate(), cfg.Idempotency.Validate())
 }

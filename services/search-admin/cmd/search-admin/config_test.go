@@ -20,9 +20,9 @@ func TestConfigDefaults(t *testing.T) {
 	if cfg.Embedding.Provider != "hash" || cfg.Embedding.Timeout != 10*time.Second || cfg.Reembed.Batch != 16 || cfg.OIDC.Audience != "api-gateway" {
 		t.Errorf("embedding %+v, reembed %+v, oidc %+v", cfg.Embedding, cfg.Reembed, cfg.OIDC)
 	}
-	if cfg.Migration.LeaseTTL != 15*time.Second || cfg.Migration.BatchSize != 500 || cfg.Search.Candidates != 200 ||
+	if cfg.Reindex.LeaseTTL != 15*time.Second || cfg.Reindex.BatchSize != 500 || cfg.Search.Candidates != 200 ||
 		cfg.Search.MinSimilarity != 0.2 || cfg.Index.Recheck != 2*time.Second {
-		t.Errorf("migration %+v, search %+v, index %+v", cfg.Migration, cfg.Search, cfg.Index)
+		t.Errorf("re-index %+v, search %+v, index %+v", cfg.Reindex, cfg.Search, cfg.Index)
 	}
 }
 
@@ -46,7 +46,7 @@ func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
 		"a backoff cap below its base is refused":      {"EMBEDDING_BACKOFF_BASE": "1m", "EMBEDDING_BACKOFF_MAX": "1s"},
 		"a duration that does not parse is refused":    {"EMBEDDING_TIMEOUT": "soon"},
 		"a non-positive body limit is refused":         {"HTTP_MAX_BODY_BYTES": "0"},
-		"a zero migration batch is refused":            {"MIGRATION_BATCH_SIZE": "0"},
+		"a zero re-index batch is refused":             {"REINDEX_BATCH_SIZE": "0"},
 		"a similarity above one is refused":            {"SEARCH_MIN_SIMILARITY": "1.5"},
 		"a zero index recheck period is refused":       {"SEARCH_INDEX_RECHECK": "0s"},
 		"an unknown subcommand is refused by realMain": nil,

@@ -21,7 +21,7 @@ import (
 )
 
 // serve runs the HTTP API, the re-embed worker, the vector sync and the
-// migration runner until ctx is done.
+// re-index runner until ctx is done.
 func serve(ctx context.Context, cfg Config) error {
 	logger := server.NewLogger(os.Stderr, cfg.Log)
 	db, err := pg.Open(ctx, cfg.Database, logger)
@@ -50,11 +50,11 @@ func serve(ctx context.Context, cfg Config) error {
 			{Name: "oidc", Critical: false, Probe: verifier.Ping},
 		},
 	})
-	logger.InfoContext(ctx, "starting", "embedding_model", provider.Model(), "migration_holder", app.holder)
+	logger.InfoContext(ctx, "starting", "embedding_model", provider.Model(), "reindex_holder", app.holder)
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return app.reembed.Run(ctx) })
 	g.Go(func() error { return app.vectors.Run(ctx) })
-	g.Go(func() error { return app.migrator.Run(ctx) })
+	g.Go(func() error { return app.reindexer.Run(ctx) })
 	g.Go(func() error { app.keys.RunSweeper(ctx); return nil })
 	g.Go(func() error {
 		return server.Run(ctx, server.New(cfg.HTTP, h, logger), cfg.HTTP.ShutdownTimeout, logger)
@@ -64,12 +64,12 @@ func serve(ctx context.Context, cfg Config) error {
 
 // components are the wired parts serve runs.
 type components struct {
-	engine   *gin.Engine
-	reembed  *catalog.Reembedder
-	vectors  *catalog.VectorSync
-	migrator *catalog.Migrator
-	keys     *idempotency.Keys
-	holder   string
+	engine    *gin.Engine
+	reembed   *catalog.Reembedder
+	vectors   *catalog.VectorSync
+	reindexer *catalog.Reindexer
+	keys      *idempotency.Keys
+	holder    string
 }
 
 // wire builds the domain services on db and loads the vector index, so the
@@ -86,20 +86,20 @@ func wire(ctx context.Context, cfg Config, db *gorm.DB, provider embedding.Provi
 		return nil, fmt.Errorf("idempotency keys: %w", err)
 	}
 	holder := leaseHolder()
-	migrator := catalog.NewMigrator(store, schemas, provider, cfg.Migration, holder, logger)
+	reindexer := catalog.NewReindexer(store, schemas, provider, cfg.Reindex, holder, logger)
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
-		Catalog:  catalog.NewService(store, schemas, provider, logger),
-		Search:   catalog.NewSearcher(store, index, vectors, schemas, provider, cfg.Search, logger),
-		Migrator: migrator, Verifier: verifier, Idempotency: keys.Middleware(),
+		Catalog:   catalog.NewService(store, schemas, provider, logger),
+		Search:    catalog.NewSearcher(store, index, vectors, schemas, provider, cfg.Search, logger),
+		Reindexer: reindexer, Verifier: verifier, Idempotency: keys.Middleware(),
 	})
 	return &components{
 		engine: engine, reembed: catalog.NewReembedder(store, schemas, provider, cfg.Reembed, logger),
-		vectors: vectors, migrator: migrator, keys: keys, holder: holder,
+		vectors: vectors, reindexer: reindexer, keys: keys, holder: holder,
 	}, nil
 }
 
-// leaseHolder names this process in migration leases: host name and pid.
+// leaseHolder names this process in re-index leases: host name and pid.
 func leaseHolder() string {
 	host, err := os.Hostname()
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// SchemaReport lists the search-schema versions available for migration and
+// SchemaReport lists the search-schema versions available for re-indexing and
 // the one in use (DECISIONS §5).
 type SchemaReport struct {
 	CurrentVersion    string       `json:"current_version"`

@@ -133,7 +133,7 @@ func (s *Service) SetStatus(ctx context.Context, id string, status int) (*Servic
 
 // indexer embeds the documents of sv for the versions writes index now and
 // returns the Indexer the store calls inside its transaction: it reuses them
-// and builds any version a migration added meanwhile. *used receives the
+// and builds any version a re-index added meanwhile. *used receives the
 // documents written, the current version's first.
 func (s *Service) indexer(ctx context.Context, sv *Servico, used *[]Document) (Indexer, error) {
 	versions, err := s.store.WriteVersions(ctx)

@@ -3,7 +3,7 @@ package catalog
 import "slices"
 
 // WriteVersions are the search-schema versions a write must index: the
-// current one, the target of a running migration, and the previous one kept
+// current one, the target of a running re-index, and the previous one kept
 // fresh so that a rollback needs no re-index.
 type WriteVersions struct {
 	Current  string
@@ -24,5 +24,5 @@ func (w WriteVersions) All() []string {
 
 // Indexer builds the search documents of one write for versions, the current
 // one first. The store calls it inside the write transaction, after locking
-// the versions, so a migration that starts meanwhile is never missed.
+// the versions, so a re-index that starts meanwhile is never missed.
 type Indexer func(versions WriteVersions) ([]Document, error)

@@ -36,9 +36,9 @@ type testApp struct {
 	idp     *devidptest.IdP
 	tokens  map[string]string
 
-	index    *catalog.VectorIndex
-	sync     *catalog.VectorSync
-	migrator *catalog.Migrator
+	index     *catalog.VectorIndex
+	sync      *catalog.VectorSync
+	reindexer *catalog.Reindexer
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -68,17 +68,17 @@ func openDB(t testing.TB, dsn string) *gorm.DB {
 // testConfig holds the tunables tests use: short leases and polls so
 // takeovers happen within a test, quick index rechecks.
 var testConfig = struct {
-	search    catalog.SearchConfig
-	sync      catalog.VectorSyncConfig
-	migration catalog.MigrationConfig
+	search  catalog.SearchConfig
+	sync    catalog.VectorSyncConfig
+	reindex catalog.ReindexConfig
 }{
-	search:    catalog.SearchConfig{MinSimilarity: 0.2, Candidates: 200},
-	sync:      catalog.VectorSyncConfig{Recheck: 500 * time.Millisecond, MaxTargeted: 500},
-	migration: catalog.MigrationConfig{LeaseTTL: 1500 * time.Millisecond, Poll: 100 * time.Millisecond, BatchSize: 250, RetryDelay: 100 * time.Millisecond},
+	search:  catalog.SearchConfig{MinSimilarity: 0.2, Candidates: 200},
+	sync:    catalog.VectorSyncConfig{Recheck: 500 * time.Millisecond, MaxTargeted: 500},
+	reindex: catalog.ReindexConfig{LeaseTTL: 1500 * time.Millisecond, Poll: 100 * time.Millisecond, BatchSize: 250, RetryDelay: 100 * time.Millisecond},
 }
 
 // newAppOn wires the service the way serve does, on db, trusting idp and
-// embedding with emb; its vector sync and migration runner run until t ends.
+// embedding with emb; its vector sync and re-index runner run until t ends.
 func newAppOn(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedder) *testApp {
 	t.Helper()
 	app := wireApp(t, db, idp, emb, "replica-"+t.Name())
@@ -95,34 +95,34 @@ func wireApp(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedde
 	if err := vsync.LoadAll(context.Background()); err != nil {
 		t.Fatalf("load vectors: %v", err)
 	}
-	migrator := catalog.NewMigrator(store, schemas, emb, testConfig.migration, holder, quiet)
+	reindexer := catalog.NewReindexer(store, schemas, emb, testConfig.reindex, holder, quiet)
 	keys, err := idempotency.New(db, idempotency.Config{}, quiet)
 	if err != nil {
 		t.Fatalf("idempotency keys: %v", err)
 	}
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
-		Catalog:  catalog.NewService(store, schemas, emb, quiet),
-		Search:   catalog.NewSearcher(store, index, vsync, schemas, emb, testConfig.search, quiet),
-		Migrator: migrator, Verifier: idp.Verifier(t), Idempotency: keys.Middleware(),
+		Catalog:   catalog.NewService(store, schemas, emb, quiet),
+		Search:    catalog.NewSearcher(store, index, vsync, schemas, emb, testConfig.search, quiet),
+		Reindexer: reindexer, Verifier: idp.Verifier(t), Idempotency: keys.Middleware(),
 	})
 	h := server.Handler(server.Options{Logger: quiet, Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: 1 << 20})
 	app := &testApp{t: t, handler: h, db: db, store: store, idp: idp, tokens: map[string]string{},
-		index: index, sync: vsync, migrator: migrator}
+		index: index, sync: vsync, reindexer: reindexer}
 	for _, client := range []string{"catalog-admin", "reader", "jobs-admin"} {
 		app.tokens[client] = idp.Token(t, client)
 	}
 	return app
 }
 
-// runBackground runs the vector sync and the migration runner until parent
+// runBackground runs the vector sync and the re-index runner until parent
 // is done or the test ends, and returns a function that stops them and
 // waits until they have (as a dying replica would).
 func (a *testApp) runBackground(parent context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = a.sync.Run(ctx) })
-	wg.Go(func() { _ = a.migrator.Run(ctx) })
+	wg.Go(func() { _ = a.reindexer.Run(ctx) })
 	stop = func() { cancel(); wg.Wait() }
 	a.t.Cleanup(stop)
 	return stop

@@ -23,16 +23,16 @@ const (
 const (
 	// ServicesPath is the collection of Servicos; Location headers point below it.
 	ServicesPath = "/api/v1/admin/services"
-	// MigrationStatusPath reports the running migration; a started one points to it.
-	MigrationStatusPath = "/api/v1/admin/migration/status"
+	// ReindexStatusPath reports the running re-index; a started one points to it.
+	ReindexStatusPath = "/api/v1/admin/migration/status"
 )
 
 // API is what the routes serve.
 type API struct {
-	Catalog  *catalog.Service
-	Search   *catalog.Searcher
-	Migrator *catalog.Migrator
-	Verifier *auth.Verifier
+	Catalog   *catalog.Service
+	Search    *catalog.Searcher
+	Reindexer *catalog.Reindexer
+	Verifier  *auth.Verifier
 	// Idempotency guards every POST so that a retried request runs once.
 	Idempotency gin.HandlerFunc
 }
@@ -40,9 +40,9 @@ type API struct {
 // Routes registers the API on e: every /api/v1 route behind the token
 // verifier and its scope, and /openapi.json without a token.
 func Routes(e *gin.Engine, api API) {
-	h := &handler{svc: api.Catalog, searcher: api.Search, migrator: api.Migrator}
+	h := &handler{svc: api.Catalog, searcher: api.Search, reindexer: api.Reindexer}
 	read, write := auth.RequireScope(ScopeServicesRead), auth.RequireScope(ScopeServicesWrite)
-	migRead, migWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
+	reindexRead, reindexWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
 	v1 := e.Group("/api/v1", auth.Middleware(api.Verifier))
 	v1.GET("/search", auth.RequireScope(ScopeSearch), h.search)
 	admin := v1.Group("/admin")
@@ -54,16 +54,16 @@ func Routes(e *gin.Engine, api API) {
 	admin.DELETE("/services/:id", write, h.delete)
 	admin.POST("/services/:id/publish", write, idem, h.setStatus(catalog.StatusPublished))
 	admin.POST("/services/:id/unpublish", write, idem, h.setStatus(catalog.StatusDraft))
-	admin.GET("/migration/schemas", migRead, h.schemas)
-	admin.GET("/migration/status", migRead, h.migrationStatus)
-	admin.GET("/migration/history", migRead, h.migrationHistory)
-	admin.POST("/migration/start", migWrite, idem, h.startMigration)
-	admin.POST("/migration/rollback", migWrite, idem, h.rollbackMigration)
+	admin.GET("/migration/schemas", reindexRead, h.schemas)
+	admin.GET("/migration/status", reindexRead, h.reindexStatus)
+	admin.GET("/migration/history", reindexRead, h.reindexHistory)
+	admin.POST("/migration/start", reindexWrite, idem, h.startReindex)
+	admin.POST("/migration/rollback", reindexWrite, idem, h.rollbackReindex)
 	e.GET("/openapi.json", server.OpenAPI(OpenAPI))
 }
 
 type handler struct {
-	svc      *catalog.Service
-	searcher *catalog.Searcher
-	migrator *catalog.Migrator
+	svc       *catalog.Service
+	searcher  *catalog.Searcher
+	reindexer *catalog.Reindexer
 }

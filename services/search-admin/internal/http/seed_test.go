@@ -13,7 +13,7 @@ import (
 
 // seedServicos inserts n published Servicos without search documents in one
 // statement, cycling through the relevance set with a unit number, so bulk
-// tests have realistic text. A migration then builds their documents.
+// tests have realistic text. A re-index then builds their documents.
 func seedServicos(t testing.TB, app *testApp, n int) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "relevance", "servicos.json"))
@@ -36,31 +36,31 @@ JOIN jsonb_array_elements(CAST(? AS jsonb)) WITH ORDINALITY AS b(doc, o) ON b.o 
 	}
 }
 
-// migrateAndWait starts a migration to version through the API and waits
+// reindexAndWait starts a re-index to version through the API and waits
 // until it is no longer running, returning the final status.
-func (a *testApp) migrateAndWait(t testing.TB, version string) catalog.MigrationStatus {
+func (a *testApp) reindexAndWait(t testing.TB, version string) catalog.ReindexStatus {
 	t.Helper()
 	resp := a.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": version})
 	if resp.Status != http.StatusAccepted {
-		t.Fatalf("start migration to %s: status %d, body %s", version, resp.Status, resp.Body)
+		t.Fatalf("start re-index to %s: status %d, body %s", version, resp.Status, resp.Body)
 	}
-	return a.waitForMigration(t, time.Minute)
+	return a.waitForReindex(t, time.Minute)
 }
 
-// waitForMigration polls the store until no migration runs.
-func (a *testApp) waitForMigration(t testing.TB, limit time.Duration) catalog.MigrationStatus {
+// waitForReindex polls the store until no re-index runs.
+func (a *testApp) waitForReindex(t testing.TB, limit time.Duration) catalog.ReindexStatus {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		st, err := a.store.MigrationStatus(context.Background())
+		st, err := a.store.ReindexStatus(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Migration != nil && st.Migration.State != catalog.MigrationRunning {
+		if st.Reindex != nil && st.Reindex.State != catalog.ReindexRunning {
 			return st
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("migration still running after %v: %+v", limit, st.Migration)
+			t.Fatalf("re-index still running after %v: %+v", limit, st.Reindex)
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

@@ -52,7 +52,7 @@ func (s *Store) WriteVersions(ctx context.Context) (catalog.WriteVersions, error
 }
 
 // readVersions reads the versions writes index; with lock "FOR SHARE" it
-// holds the settings row until the transaction ends, so that a migration
+// holds the settings row until the transaction ends, so that a re-index
 // start, switch or rollback (which update it) waits for this write and every
 // later write sees the versions they leave.
 func readVersions(tx *gorm.DB, lock string) (catalog.WriteVersions, error) {
@@ -67,7 +67,7 @@ FROM search_settings `+lock).Row().Scan(&v.Current, &v.Target, &v.Previous)
 
 // indexIn writes the documents index builds for versions, which tx has
 // locked before the Servico row (always in that order, so writers, the
-// migration runner and version switches cannot deadlock).
+// re-index runner and version switches cannot deadlock).
 func indexIn(tx *gorm.DB, id string, versions catalog.WriteVersions, index catalog.Indexer) error {
 	if index == nil {
 		return nil

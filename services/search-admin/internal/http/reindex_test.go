@@ -17,7 +17,7 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
 
-func TestMigrationOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) {
+func TestReindexOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) {
 	t.Parallel()
 	app := newApp(t)
 	seedServicos(t, app, 5000)
@@ -30,7 +30,7 @@ func TestMigrationOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) 
 	}
 	writes, during, failures := 0, 0, 0
 	for i := 0; ; i++ {
-		running := app.migrationRunning(t)
+		running := app.reindexRunning(t)
 		body := with(map[string]any{"nome_servico": fmt.Sprintf("Serviço atualizado %d", i), "status": 1,
 			"descricao_completa": fmt.Sprintf("Revisão %d feita durante a migração.", i)})
 		for _, w := range []response{
@@ -40,7 +40,7 @@ func TestMigrationOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) 
 			writes++
 			if w.Status >= 300 {
 				failures++
-				t.Errorf("write %d failed during the migration: %d %s", writes, w.Status, w.Body)
+				t.Errorf("write %d failed during the re-index: %d %s", writes, w.Status, w.Body)
 			}
 		}
 		if running {
@@ -49,24 +49,24 @@ func TestMigrationOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) 
 			break
 		}
 	}
-	st := app.waitForMigration(t, time.Minute)
-	if st.CurrentVersion != "v1" || st.Migration.State != catalog.MigrationCompleted || st.PreviousVersion == nil || *st.PreviousVersion != "v2" {
-		t.Fatalf("after the migration: current %s, previous %v, migration %+v", st.CurrentVersion, st.PreviousVersion, st.Migration)
+	st := app.waitForReindex(t, time.Minute)
+	if st.CurrentVersion != "v1" || st.Reindex.State != catalog.ReindexCompleted || st.PreviousVersion == nil || *st.PreviousVersion != "v2" {
+		t.Fatalf("after the re-index: current %s, previous %v, re-index %+v", st.CurrentVersion, st.PreviousVersion, st.Reindex)
 	}
 	if during == 0 || failures > 0 {
-		t.Fatalf("%d writes during the migration, %d failed", during, failures)
+		t.Fatalf("%d writes during the re-index, %d failed", during, failures)
 	}
-	t.Logf("%d writes, %d of them while the migration ran", writes, during)
+	t.Logf("%d writes, %d of them while the re-index ran", writes, during)
 	app.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
 }
 
-// migrationRunning reports whether a migration runs now.
-func (a *testApp) migrationRunning(t testing.TB) bool {
-	st, err := a.store.MigrationStatus(context.Background())
+// reindexRunning reports whether a re-index runs now.
+func (a *testApp) reindexRunning(t testing.TB) bool {
+	st, err := a.store.ReindexStatus(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.Migration != nil && st.Migration.State == catalog.MigrationRunning
+	return st.Reindex != nil && st.Reindex.State == catalog.ReindexRunning
 }
 
 // assertDocumentsMatch checks that every Servico has a document of version
@@ -108,7 +108,7 @@ FROM search_documents WHERE schema_version = ?`, version).Scan(&docs)
 }
 
 // slowEmbedder is the hash provider with a pause before every vector, so a
-// runner can be stopped in the middle of a migration.
+// runner can be stopped in the middle of a re-index.
 type slowEmbedder struct {
 	embedding.Hash
 	pause time.Duration
@@ -134,30 +134,30 @@ func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.
 		t.Fatalf("start: %d %s", resp.Status, resp.Body)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		st, _ := first.store.MigrationStatus(context.Background())
-		if st.Migration.Processed >= 500 {
+		st, _ := first.store.ReindexStatus(context.Background())
+		if st.Reindex.Processed >= 500 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the first runner made no progress: %+v", st.Migration)
+			t.Fatalf("the first runner made no progress: %+v", st.Reindex)
 		}
 	}
 	stopFirst()
-	killed, _ := first.store.MigrationStatus(context.Background())
-	if m := killed.Migration; m.State != catalog.MigrationRunning || m.LeaseHolder != "replica-a" || m.Processed >= 2000 {
+	killed, _ := first.store.ReindexStatus(context.Background())
+	if m := killed.Reindex; m.State != catalog.ReindexRunning || m.LeaseHolder != "replica-a" || m.Processed >= 2000 {
 		t.Fatalf("after killing the runner: %+v", m)
 	}
 	if resp := second.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusConflict {
-		t.Errorf("a start while the dead runner's migration is unfinished answered %d", resp.Status)
+		t.Errorf("a start while the dead runner's re-index is unfinished answered %d", resp.Status)
 	}
 	second.runBackground(context.Background())
-	st := second.waitForMigration(t, 30*time.Second)
-	m := st.Migration
-	if m.State != catalog.MigrationCompleted || m.Takeovers != 1 || m.Processed != 2000 || st.CurrentVersion != "v1" {
-		t.Fatalf("after the takeover: current %s, migration %+v", st.CurrentVersion, m)
+	st := second.waitForReindex(t, 30*time.Second)
+	m := st.Reindex
+	if m.State != catalog.ReindexCompleted || m.Takeovers != 1 || m.Processed != 2000 || st.CurrentVersion != "v1" {
+		t.Fatalf("after the takeover: current %s, re-index %+v", st.CurrentVersion, m)
 	}
-	if *m.FinishedAt < *killed.Migration.LeaseExpiresAt {
-		t.Errorf("finished at %d, before the killed runner's lease expired at %d", *m.FinishedAt, *killed.Migration.LeaseExpiresAt)
+	if *m.FinishedAt < *killed.Reindex.LeaseExpiresAt {
+		t.Errorf("finished at %d, before the killed runner's lease expired at %d", *m.FinishedAt, *killed.Reindex.LeaseExpiresAt)
 	}
 	second.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
 }
@@ -173,10 +173,10 @@ func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
 		return app.searchPage(t, url.Values{"q": {q}, "mode": {"keyword"}})
 	}
 	if page := search("hidrometro"); page.Meta.SchemaVersion != "v2" || page.Meta.Total != 1 {
-		t.Fatalf("before the migration: %+v", page.Meta)
+		t.Fatalf("before the re-index: %+v", page.Meta)
 	}
-	if st := app.migrateAndWait(t, "v1"); st.CurrentVersion != "v1" {
-		t.Fatalf("migration did not switch: %+v", st)
+	if st := app.reindexAndWait(t, "v1"); st.CurrentVersion != "v1" {
+		t.Fatalf("re-index did not switch: %+v", st)
 	}
 	if page := search("hidrometro"); page.Meta.SchemaVersion != "v1" || page.Meta.Total != 0 {
 		t.Fatalf("after the switch to v1: %+v", page.Meta)
@@ -200,9 +200,9 @@ func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
 			t.Errorf("%s right after the rollback: %+v", mode, page.Meta)
 		}
 	}
-	var st catalog.MigrationStatus
+	var st catalog.ReindexStatus
 	_ = json.Unmarshal(resp.Body, &st)
-	if st.CurrentVersion != "v2" || st.PreviousVersion != nil || st.Migration.State != catalog.MigrationRolledBack {
+	if st.CurrentVersion != "v2" || st.PreviousVersion != nil || st.Reindex.State != catalog.ReindexRolledBack {
 		t.Errorf("status after rollback: %s", resp.Body)
 	}
 	if again := app.do(http.MethodPost, "/api/v1/admin/migration/rollback", "catalog-admin", nil); again.Status != http.StatusConflict {

@@ -7,16 +7,16 @@ import (
 	"time"
 )
 
-// Run looks for a migration to run (one this replica started, or one whose
+// Run looks for a re-index to run (one this replica started, or one whose
 // runner's lease expired) every Poll, and runs it, until ctx is done.
-func (m *Migrator) Run(ctx context.Context) error {
+func (m *Reindexer) Run(ctx context.Context) error {
 	for {
-		mig, err := m.store.ClaimMigration(ctx, m.holder, m.cfg.LeaseTTL, m.schemas.Versions())
+		ri, err := m.store.ClaimReindex(ctx, m.holder, m.cfg.LeaseTTL, m.schemas.Versions())
 		switch {
 		case err != nil && ctx.Err() == nil:
-			m.log.ErrorContext(ctx, "look for a migration to run", "err", err)
-		case mig != nil:
-			m.execute(ctx, mig)
+			m.log.ErrorContext(ctx, "look for a re-index to run", "err", err)
+		case ri != nil:
+			m.execute(ctx, ri)
 		}
 		select {
 		case <-ctx.Done():
@@ -27,30 +27,30 @@ func (m *Migrator) Run(ctx context.Context) error {
 	}
 }
 
-// execute runs mig under a heartbeat until it is switched, ctx is done or
+// execute runs ri under a heartbeat until it is switched, ctx is done or
 // the lease is lost.
-func (m *Migrator) execute(ctx context.Context, mig *Migration) {
+func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go m.heartbeat(ctx, cancel, mig.ID)
-	log := m.log.With("migration_id", mig.ID, "schema_version", mig.SchemaVersion)
-	log.InfoContext(ctx, "running migration", "resume_after", mig.Cursor, "takeovers", mig.Takeovers)
-	err := m.indexAll(ctx, mig)
+	go m.heartbeat(ctx, cancel, ri.ID)
+	log := m.log.With("reindex_id", ri.ID, "schema_version", ri.SchemaVersion)
+	log.InfoContext(ctx, "running re-index", "resume_after", ri.Cursor, "takeovers", ri.Takeovers)
+	err := m.indexAll(ctx, ri)
 	if err == nil {
-		err = m.finish(ctx, mig)
+		err = m.finish(ctx, ri)
 	}
 	switch {
 	case err == nil:
-		log.InfoContext(ctx, "migration completed, version switched")
+		log.InfoContext(ctx, "re-index completed, version switched")
 	case errors.Is(err, ErrLeaseLost):
-		log.WarnContext(ctx, "migration stopped: lease lost or migration cancelled")
+		log.WarnContext(ctx, "re-index stopped: lease lost or re-index cancelled")
 	default:
-		log.WarnContext(ctx, "migration runner stopped", "err", err)
+		log.WarnContext(ctx, "re-index runner stopped", "err", err)
 	}
 }
 
 // heartbeat extends the lease every third of its TTL; losing it cancels the run.
-func (m *Migrator) heartbeat(ctx context.Context, cancel context.CancelFunc, id string) {
+func (m *Reindexer) heartbeat(ctx context.Context, cancel context.CancelFunc, id string) {
 	tick := time.NewTicker(m.cfg.LeaseTTL / 3)
 	defer tick.Stop()
 	for {
@@ -65,26 +65,26 @@ func (m *Migrator) heartbeat(ctx context.Context, cancel context.CancelFunc, id 
 			return
 		}
 		if err != nil && ctx.Err() == nil {
-			m.log.WarnContext(ctx, "migration heartbeat failed", "migration_id", id, "err", err)
+			m.log.WarnContext(ctx, "re-index heartbeat failed", "reindex_id", id, "err", err)
 		}
 	}
 }
 
 // indexAll indexes every Servico after the cursor, batch by batch in id order.
-func (m *Migrator) indexAll(ctx context.Context, mig *Migration) error {
-	cursor := mig.Cursor
+func (m *Reindexer) indexAll(ctx context.Context, ri *Reindex) error {
+	cursor := ri.Cursor
 	for {
 		var batch []Servico
 		var seqs []int64
 		err := m.retry(ctx, func() (err error) {
-			batch, seqs, err = m.store.MigrationBatch(ctx, cursor, m.cfg.BatchSize)
+			batch, seqs, err = m.store.ReindexBatch(ctx, cursor, m.cfg.BatchSize)
 			return err
 		})
 		if err != nil || len(batch) == 0 {
 			return err
 		}
 		last := batch[len(batch)-1].ID
-		if err := m.indexBatch(ctx, mig, batch, seqs, last); err != nil {
+		if err := m.indexBatch(ctx, ri, batch, seqs, last); err != nil {
 			return err
 		}
 		cursor = last
@@ -93,26 +93,26 @@ func (m *Migrator) indexAll(ctx context.Context, mig *Migration) error {
 
 // finish re-indexes any Servico still without a target document (one
 // changed while its batch was written) and switches the version.
-func (m *Migrator) finish(ctx context.Context, mig *Migration) error {
+func (m *Reindexer) finish(ctx context.Context, ri *Reindex) error {
 	for {
 		var batch []Servico
 		var seqs []int64
 		err := m.retry(ctx, func() (err error) {
-			batch, seqs, err = m.store.MissingDocuments(ctx, mig.SchemaVersion, m.cfg.BatchSize)
+			batch, seqs, err = m.store.MissingDocuments(ctx, ri.SchemaVersion, m.cfg.BatchSize)
 			return err
 		})
 		if err != nil {
 			return err
 		}
 		if len(batch) > 0 {
-			if err := m.indexBatch(ctx, mig, batch, seqs, ""); err != nil {
+			if err := m.indexBatch(ctx, ri, batch, seqs, ""); err != nil {
 				return err
 			}
 			continue
 		}
 		var missing int64
 		err = m.retry(ctx, func() (err error) {
-			missing, err = m.store.SwitchVersion(ctx, mig.ID, m.holder)
+			missing, err = m.store.SwitchVersion(ctx, ri.ID, m.holder)
 			return err
 		})
 		if err != nil || missing == 0 {
@@ -122,10 +122,10 @@ func (m *Migrator) finish(ctx context.Context, mig *Migration) error {
 }
 
 // indexBatch builds the target documents of batch and writes them.
-func (m *Migrator) indexBatch(ctx context.Context, mig *Migration, batch []Servico, seqs []int64, cursor string) error {
+func (m *Reindexer) indexBatch(ctx context.Context, ri *Reindex, batch []Servico, seqs []int64, cursor string) error {
 	docs := make([]BatchDocument, len(batch))
 	for i := range batch {
-		doc, err := buildDocument(ctx, m.schemas, m.embedder, m.log, &batch[i], mig.SchemaVersion)
+		doc, err := buildDocument(ctx, m.schemas, m.embedder, m.log, &batch[i], ri.SchemaVersion)
 		if err != nil {
 			return err
 		}
@@ -135,25 +135,25 @@ func (m *Migrator) indexBatch(ctx context.Context, mig *Migration, batch []Servi
 	if cursor == "" {
 		read = 0 // a catch-up pass re-indexes what was already counted
 	}
-	p := Progress{MigrationID: mig.ID, Holder: m.holder, Cursor: cursor, Read: read}
+	p := Progress{ReindexID: ri.ID, Holder: m.holder, Cursor: cursor, Read: read}
 	return m.retry(ctx, func() error { return m.store.IndexBatch(ctx, p, docs, m.cfg.LeaseTTL) })
 }
 
 // retry calls fn until it succeeds, the lease is lost or ctx is done,
 // pausing RetryDelay after each failure.
-func (m *Migrator) retry(ctx context.Context, fn func() error) error {
+func (m *Reindexer) retry(ctx context.Context, fn func() error) error {
 	for {
 		err := fn()
 		if err == nil || errors.Is(err, ErrLeaseLost) {
 			return err
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("migration interrupted: %w", ctx.Err())
+			return fmt.Errorf("re-index interrupted: %w", ctx.Err())
 		}
-		m.log.WarnContext(ctx, "migration step failed, retrying", "err", err, "retry_in", m.cfg.RetryDelay.String())
+		m.log.WarnContext(ctx, "re-index step failed, retrying", "err", err, "retry_in", m.cfg.RetryDelay.String())
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("migration interrupted: %w", ctx.Err())
+			return fmt.Errorf("re-index interrupted: %w", ctx.Err())
 		case <-time.After(m.cfg.RetryDelay):
 		}
 	}

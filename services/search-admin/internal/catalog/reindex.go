@@ -6,22 +6,22 @@ import (
 	"time"
 )
 
-// Migration states.
+// Reindex states.
 const (
-	MigrationRunning    = "running"
-	MigrationCompleted  = "completed"
-	MigrationCancelled  = "cancelled"
-	MigrationRolledBack = "rolled_back"
+	ReindexRunning    = "running"
+	ReindexCompleted  = "completed"
+	ReindexCancelled  = "cancelled"
+	ReindexRolledBack = "rolled_back"
 )
 
-// ErrLeaseLost stops a runner whose migration lease another replica took
-// over, or whose migration was cancelled.
-var ErrLeaseLost = errors.New("migration lease lost")
+// ErrLeaseLost stops a runner whose re-index lease another replica took
+// over, or whose re-index was cancelled.
+var ErrLeaseLost = errors.New("re-index lease lost")
 
-// Migration is one re-indexing of the catalog into a schema version. While
+// Reindex is one re-indexing of the catalog into a schema version. While
 // it runs, its row is the lease: LeaseHolder keeps it by a heartbeat, and
 // another replica takes it over once LeaseExpiresAt has passed.
-type Migration struct {
+type Reindex struct {
 	ID             string `json:"id"`
 	FromVersion    string `json:"from_version"`
 	SchemaVersion  string `json:"schema_version"`
@@ -40,22 +40,22 @@ type Migration struct {
 	Cursor string `json:"-"`
 }
 
-// MigrationStatus is the state of the search schema: the version in use, the
-// one a rollback would return to, the target of a running migration, and
-// the latest migration (nil when none ever ran).
-type MigrationStatus struct {
-	CurrentVersion  string     `json:"current_version"`
-	PreviousVersion *string    `json:"previous_version"`
-	TargetVersion   *string    `json:"target_version"`
-	Migration       *Migration `json:"migration"`
+// ReindexStatus is the state of the search schema: the version in use, the
+// one a rollback would return to, the target of a running re-index, and
+// the latest re-index (nil when none ever ran).
+type ReindexStatus struct {
+	CurrentVersion  string   `json:"current_version"`
+	PreviousVersion *string  `json:"previous_version"`
+	TargetVersion   *string  `json:"target_version"`
+	Reindex         *Reindex `json:"migration"`
 }
 
-// DryRunReport is what a migration would do, computed without writing.
+// DryRunReport is what a re-index would do, computed without writing.
 type DryRunReport struct {
 	DryRun        bool   `json:"dry_run"`
 	FromVersion   string `json:"from_version"`
 	SchemaVersion string `json:"schema_version"`
-	// Servicos is how many documents the migration would build.
+	// Servicos is how many documents the re-index would build.
 	Servicos  int64 `json:"servicos"`
 	Published int64 `json:"published"`
 	// ExistingDocuments of the target version would be rebuilt from scratch.
@@ -72,30 +72,30 @@ type BatchDocument struct {
 
 // Progress identifies the runner writing a batch and how far it got.
 type Progress struct {
-	MigrationID string
-	Holder      string
+	ReindexID string
+	Holder    string
 	// Cursor is the last Servico id of the batch ("" leaves it unchanged).
 	Cursor string
 	// Read is how many Servicos the batch covered.
 	Read int
 }
 
-// MigrationStore persists migrations and their lease.
-type MigrationStore interface {
-	// BeginMigration records m as running and held by m.LeaseHolder for
+// ReindexStore persists re-indexes and their lease.
+type ReindexStore interface {
+	// BeginReindex records m as running and held by m.LeaseHolder for
 	// lease, makes writes index its target, and drops any stale documents
-	// of the target; ECONFLICT when a migration runs or the target is current.
-	BeginMigration(ctx context.Context, m *Migration, lease time.Duration) error
-	// DryRun counts what a migration to target would index.
+	// of the target; ECONFLICT when a re-index runs or the target is current.
+	BeginReindex(ctx context.Context, m *Reindex, lease time.Duration) error
+	// DryRun counts what a re-index to target would index.
 	DryRun(ctx context.Context, target string) (DryRunReport, error)
-	// ClaimMigration takes the running migration (of a version in known)
+	// ClaimReindex takes the running re-index (of a version in known)
 	// when holder holds it already or its lease has expired; nil when none.
-	ClaimMigration(ctx context.Context, holder string, lease time.Duration, known []string) (*Migration, error)
+	ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*Reindex, error)
 	// Heartbeat extends holder's lease; ErrLeaseLost when it is not holder's.
 	Heartbeat(ctx context.Context, id, holder string, lease time.Duration) error
-	// MigrationBatch reads up to limit Servicos after the id after, in id
+	// ReindexBatch reads up to limit Servicos after the id after, in id
 	// order, with their change_seq.
-	MigrationBatch(ctx context.Context, after string, limit int) ([]Servico, []int64, error)
+	ReindexBatch(ctx context.Context, after string, limit int) ([]Servico, []int64, error)
 	// MissingDocuments reads up to limit Servicos without a document of version.
 	MissingDocuments(ctx context.Context, version string, limit int) ([]Servico, []int64, error)
 	// IndexBatch writes docs of the Servicos unchanged since they were read
@@ -104,31 +104,31 @@ type MigrationStore interface {
 	// SwitchVersion makes the target current, if every Servico has a target
 	// document; it returns how many lack one otherwise, switching nothing.
 	SwitchVersion(ctx context.Context, id, holder string) (missing int64, err error)
-	// Rollback cancels the running migration, or else switches back to the
+	// Rollback cancels the running re-index, or else switches back to the
 	// previous version; ECONFLICT when there is nothing to roll back.
 	Rollback(ctx context.Context) error
-	// MigrationStatus reads the versions and the latest migration.
-	MigrationStatus(ctx context.Context) (MigrationStatus, error)
-	// MigrationHistory returns one page of migrations, newest first.
-	MigrationHistory(ctx context.Context, page, perPage int) ([]Migration, int64, error)
+	// ReindexStatus reads the versions and the latest re-index.
+	ReindexStatus(ctx context.Context) (ReindexStatus, error)
+	// ReindexHistory returns one page of re-indexes, newest first.
+	ReindexHistory(ctx context.Context, page, perPage int) ([]Reindex, int64, error)
 }
 
-// MigrationConfig tunes migration runners.
-type MigrationConfig struct {
+// ReindexConfig tunes re-index runners.
+type ReindexConfig struct {
 	// LeaseTTL is how long a runner's lease lasts without a heartbeat.
-	LeaseTTL time.Duration `env:"MIGRATION_LEASE_TTL, default=15s"`
-	// Poll is how often a replica looks for a migration to take over.
-	Poll time.Duration `env:"MIGRATION_POLL_INTERVAL, default=5s"`
+	LeaseTTL time.Duration `env:"REINDEX_LEASE_TTL, default=15s"`
+	// Poll is how often a replica looks for a re-index to take over.
+	Poll time.Duration `env:"REINDEX_POLL_INTERVAL, default=5s"`
 	// BatchSize is how many Servicos one batch indexes.
-	BatchSize int `env:"MIGRATION_BATCH_SIZE, default=500"`
+	BatchSize int `env:"REINDEX_BATCH_SIZE, default=500"`
 	// RetryDelay is the pause after a failed batch before trying again.
-	RetryDelay time.Duration `env:"MIGRATION_RETRY_DELAY, default=1s"`
+	RetryDelay time.Duration `env:"REINDEX_RETRY_DELAY, default=1s"`
 }
 
 // Validate reports settings that cannot work.
-func (c MigrationConfig) Validate() error {
+func (c ReindexConfig) Validate() error {
 	if c.LeaseTTL <= 0 || c.Poll <= 0 || c.BatchSize <= 0 || c.RetryDelay <= 0 {
-		return errors.New("MIGRATION_LEASE_TTL, MIGRATION_POLL_INTERVAL, MIGRATION_BATCH_SIZE and MIGRATION_RETRY_DELAY must be positive")
+		return errors.New("REINDEX_LEASE_TTL, REINDEX_POLL_INTERVAL, REINDEX_BATCH_SIZE and REINDEX_RETRY_DELAY must be positive")
 	}
 	return nil
 }

@@ -17,15 +17,15 @@ type servicoSeqRow struct {
 	ChangeSeq int64
 }
 
-// MigrationBatch implements catalog.MigrationStore with keyset pagination.
-func (s *Store) MigrationBatch(ctx context.Context, after string, limit int) ([]catalog.Servico, []int64, error) {
+// ReindexBatch implements catalog.ReindexStore with keyset pagination.
+func (s *Store) ReindexBatch(ctx context.Context, after string, limit int) ([]catalog.Servico, []int64, error) {
 	if after == "" {
 		after = uuid.Nil.String()
 	}
 	return s.servicosWithSeq(ctx, `SELECT * FROM servicos WHERE id > ? ORDER BY id LIMIT ?`, after, limit)
 }
 
-// MissingDocuments implements catalog.MigrationStore.
+// MissingDocuments implements catalog.ReindexStore.
 func (s *Store) MissingDocuments(ctx context.Context, version string, limit int) ([]catalog.Servico, []int64, error) {
 	return s.servicosWithSeq(ctx, `SELECT * FROM servicos s WHERE NOT EXISTS
     (SELECT 1 FROM search_documents d WHERE d.servico_id = s.id AND d.schema_version = ?) ORDER BY s.id LIMIT ?`, version, limit)
@@ -34,7 +34,7 @@ func (s *Store) MissingDocuments(ctx context.Context, version string, limit int)
 func (s *Store) servicosWithSeq(ctx context.Context, query string, args ...any) ([]catalog.Servico, []int64, error) {
 	var rows []servicoSeqRow
 	if err := s.db.WithContext(ctx).Raw(query, args...).Scan(&rows).Error; err != nil {
-		return nil, nil, mapError(fmt.Errorf("read migration batch: %w", err))
+		return nil, nil, mapError(fmt.Errorf("read re-index batch: %w", err))
 	}
 	out, seqs := make([]catalog.Servico, len(rows)), make([]int64, len(rows))
 	for i, r := range rows {
@@ -43,14 +43,14 @@ func (s *Store) servicosWithSeq(ctx context.Context, query string, args ...any) 
 	return out, seqs, nil
 }
 
-// recordProgress advances the migration and extends the lease, only for
-// its holder; it also locks the migration row against a concurrent takeover.
+// recordProgress advances the re-index and extends the lease, only for
+// its holder; it also locks the re-index row against a concurrent takeover.
 const recordProgress = `
 UPDATE search_migrations SET processed = processed + @read, cursor_id = COALESCE(@cursor::uuid, cursor_id),
     total = (SELECT count(*) FROM servicos), lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
 WHERE id = @id AND lease_holder = @holder AND state = 'running'`
 
-// IndexBatch implements catalog.MigrationStore in one transaction: it
+// IndexBatch implements catalog.ReindexStore in one transaction: it
 // records progress (failing when the lease is lost), locks the Servicos of
 // the batch FOR SHARE (waiting for writers in flight, blocking new ones until
 // commit), and writes the documents of those whose change_seq is still the
@@ -64,10 +64,10 @@ func (s *Store) IndexBatch(ctx context.Context, p catalog.Progress, docs []catal
 	err := withConn(ctx, s.db, func(conn *pgx.Conn) error {
 		return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{}, func(tx pgx.Tx) error {
 			tag, err := tx.Exec(ctx, recordProgress, pgx.NamedArgs{
-				"read": p.Read, "cursor": cursor, "lease": lease.Seconds(), "id": p.MigrationID, "holder": p.Holder,
+				"read": p.Read, "cursor": cursor, "lease": lease.Seconds(), "id": p.ReindexID, "holder": p.Holder,
 			})
 			if err != nil {
-				return fmt.Errorf("record migration progress: %w", err)
+				return fmt.Errorf("record re-index progress: %w", err)
 			}
 			if tag.RowsAffected() == 0 {
 				return catalog.ErrLeaseLost
@@ -88,7 +88,7 @@ func (s *Store) IndexBatch(ctx context.Context, p catalog.Progress, docs []catal
 		})
 	})
 	if err != nil && err != catalog.ErrLeaseLost {
-		return mapError(fmt.Errorf("index migration batch: %w", err))
+		return mapError(fmt.Errorf("write re-index batch: %w", err))
 	}
 	return err
 }

@@ -12,23 +12,23 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-var _ catalog.MigrationStore = (*Store)(nil)
+var _ catalog.ReindexStore = (*Store)(nil)
 
-// migrationColumns reads a search_migrations row as a catalog.Migration,
+// reindexColumns reads a search_migrations row as a catalog.Reindex,
 // timestamps in Unix seconds.
-const migrationColumns = `id::text AS id, from_version, target_version AS schema_version, state, started_by,
+const reindexColumns = `id::text AS id, from_version, target_version AS schema_version, state, started_by,
     processed, total, COALESCE(lease_holder, '') AS lease_holder,
     extract(epoch FROM lease_expires_at)::bigint AS lease_expires_at, takeovers,
     extract(epoch FROM started_at)::bigint AS started_at, extract(epoch FROM updated_at)::bigint AS updated_at,
     extract(epoch FROM finished_at)::bigint AS finished_at, extract(epoch FROM rolled_back_at)::bigint AS rolled_back_at,
     COALESCE(cursor_id::text, '') AS cursor`
 
-// errRunning answers a start while a migration runs.
-var errRunning = problem.Errorf(problem.ECONFLICT, "a migration is already running; wait for it or roll it back")
+// errRunning answers a start while a re-index runs.
+var errRunning = problem.Errorf(problem.ECONFLICT, "a re-index is already running; wait for it or roll it back")
 
-// BeginMigration implements catalog.MigrationStore. Locking the settings
+// BeginReindex implements catalog.ReindexStore. Locking the settings
 // row waits for in-flight writes; every later write indexes the target.
-func (s *Store) BeginMigration(ctx context.Context, m *catalog.Migration, lease time.Duration) error {
+func (s *Store) BeginReindex(ctx context.Context, m *catalog.Reindex, lease time.Duration) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var running bool
 		err := tx.Raw(`SELECT current_version, EXISTS (SELECT 1 FROM search_migrations WHERE state = 'running')
@@ -46,11 +46,11 @@ FROM search_settings FOR UPDATE`).Row().Scan(&m.FromVersion, &running)
 		}
 		err = tx.Raw(`INSERT INTO search_migrations (id, from_version, target_version, state, started_by, total, lease_holder, lease_expires_at)
 VALUES (@id, @from, @target, 'running', @by, (SELECT count(*) FROM servicos), @holder, now() + make_interval(secs => @lease))
-RETURNING `+migrationColumns, map[string]any{
+RETURNING `+reindexColumns, map[string]any{
 			"id": m.ID, "from": m.FromVersion, "target": m.SchemaVersion, "by": m.StartedBy, "holder": m.LeaseHolder, "lease": lease.Seconds(),
 		}).Scan(m).Error
 		if err != nil {
-			return fmt.Errorf("insert migration: %w", err)
+			return fmt.Errorf("insert re-index: %w", err)
 		}
 		return tx.Exec(`UPDATE search_settings SET target_version = ?, previous_version = NULL, revision = revision + 1, updated_at = now()`,
 			m.SchemaVersion).Error
@@ -58,7 +58,7 @@ RETURNING `+migrationColumns, map[string]any{
 	return mapError(err)
 }
 
-// DryRun implements catalog.MigrationStore.
+// DryRun implements catalog.ReindexStore.
 func (s *Store) DryRun(ctx context.Context, target string) (catalog.DryRunReport, error) {
 	r := catalog.DryRunReport{DryRun: true, SchemaVersion: target}
 	var running bool
@@ -77,16 +77,16 @@ FROM search_settings`, target).Row().Scan(&r.FromVersion, &running, &r.Servicos,
 	return r, nil
 }
 
-// ClaimMigration implements catalog.MigrationStore.
-func (s *Store) ClaimMigration(ctx context.Context, holder string, lease time.Duration, known []string) (*catalog.Migration, error) {
-	var m catalog.Migration
+// ClaimReindex implements catalog.ReindexStore.
+func (s *Store) ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*catalog.Reindex, error) {
+	var m catalog.Reindex
 	res := s.db.WithContext(ctx).Raw(`UPDATE search_migrations SET
     takeovers = takeovers + CASE WHEN lease_holder IS DISTINCT FROM @holder THEN 1 ELSE 0 END,
     lease_holder = @holder, lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
 WHERE state = 'running' AND target_version IN @known AND (lease_holder = @holder OR lease_expires_at < now())
-RETURNING `+migrationColumns, map[string]any{"holder": holder, "lease": lease.Seconds(), "known": known}).Scan(&m)
+RETURNING `+reindexColumns, map[string]any{"holder": holder, "lease": lease.Seconds(), "known": known}).Scan(&m)
 	if res.Error != nil {
-		return nil, mapError(fmt.Errorf("claim migration: %w", res.Error))
+		return nil, mapError(fmt.Errorf("claim re-index: %w", res.Error))
 	}
 	if res.RowsAffected == 0 {
 		return nil, nil
@@ -94,12 +94,12 @@ RETURNING `+migrationColumns, map[string]any{"holder": holder, "lease": lease.Se
 	return &m, nil
 }
 
-// Heartbeat implements catalog.MigrationStore.
+// Heartbeat implements catalog.ReindexStore.
 func (s *Store) Heartbeat(ctx context.Context, id, holder string, lease time.Duration) error {
 	res := s.db.WithContext(ctx).Exec(`UPDATE search_migrations SET lease_expires_at = now() + make_interval(secs => ?)
 WHERE id = ? AND lease_holder = ? AND state = 'running'`, lease.Seconds(), id, holder)
 	if res.Error != nil {
-		return mapError(fmt.Errorf("migration heartbeat: %w", res.Error))
+		return mapError(fmt.Errorf("re-index heartbeat: %w", res.Error))
 	}
 	if res.RowsAffected == 0 {
 		return catalog.ErrLeaseLost
@@ -112,8 +112,8 @@ type errMissing struct{ n int64 }
 
 func (e errMissing) Error() string { return fmt.Sprintf("%d servicos lack a target document", e.n) }
 
-// SwitchVersion implements catalog.MigrationStore: one transaction locks the
-// settings row (waiting for in-flight writes), completes the migration if
+// SwitchVersion implements catalog.ReindexStore: one transaction locks the
+// settings row (waiting for in-flight writes), completes the re-index if
 // holder still holds it, checks that every Servico has a target document
 // and makes the target current.
 func (s *Store) SwitchVersion(ctx context.Context, id, holder string) (int64, error) {
@@ -126,7 +126,7 @@ func (s *Store) SwitchVersion(ctx context.Context, id, holder string) (int64, er
     lease_holder = NULL, lease_expires_at = NULL, total = (SELECT count(*) FROM servicos)
 WHERE id = ? AND lease_holder = ? AND state = 'running'`, id, holder)
 		if res.Error != nil {
-			return fmt.Errorf("complete migration: %w", res.Error)
+			return fmt.Errorf("complete re-index: %w", res.Error)
 		}
 		if res.RowsAffected == 0 || target == nil {
 			return catalog.ErrLeaseLost

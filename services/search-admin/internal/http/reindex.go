@@ -11,16 +11,16 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// historyResponse is the envelope of the migration history.
+// historyResponse is the envelope of the re-index history.
 type historyResponse struct {
-	Data []catalog.Migration `json:"data"`
-	Meta listMeta            `json:"meta"`
+	Data []catalog.Reindex `json:"data"`
+	Meta listMeta          `json:"meta"`
 }
 
 // historyParams are the query parameters the history accepts.
 var historyParams = map[string]bool{"page": true, "per_page": true}
 
-func (h *handler) startMigration(c *gin.Context) {
+func (h *handler) startReindex(c *gin.Context) {
 	var req catalog.StartRequest
 	var v problem.Violations
 	if err := problem.DecodeJSON(c.Request, &req, &v); err != nil {
@@ -28,20 +28,20 @@ func (h *handler) startMigration(c *gin.Context) {
 		return
 	}
 	claims, _ := auth.ClaimsFrom(c.Request.Context())
-	mig, report, err := h.migrator.Start(c.Request.Context(), req, &v, claims.DisplayName())
+	ri, report, err := h.reindexer.Start(c.Request.Context(), req, &v, claims.DisplayName())
 	switch {
 	case err != nil:
 		problem.Abort(c, err)
 	case report != nil:
 		c.JSON(http.StatusOK, report)
 	default:
-		c.Header("Location", server.PublicPath(c.Request, MigrationStatusPath))
-		c.JSON(http.StatusAccepted, mig)
+		c.Header("Location", server.PublicPath(c.Request, ReindexStatusPath))
+		c.JSON(http.StatusAccepted, ri)
 	}
 }
 
-func (h *handler) migrationStatus(c *gin.Context) {
-	st, err := h.migrator.Status(c.Request.Context())
+func (h *handler) reindexStatus(c *gin.Context) {
+	st, err := h.reindexer.Status(c.Request.Context())
 	if err != nil {
 		problem.Abort(c, err)
 		return
@@ -50,8 +50,8 @@ func (h *handler) migrationStatus(c *gin.Context) {
 	c.JSON(http.StatusOK, st)
 }
 
-func (h *handler) rollbackMigration(c *gin.Context) {
-	st, err := h.migrator.Rollback(c.Request.Context())
+func (h *handler) rollbackReindex(c *gin.Context) {
+	st, err := h.reindexer.Rollback(c.Request.Context())
 	if err != nil {
 		problem.Abort(c, err)
 		return
@@ -59,7 +59,7 @@ func (h *handler) rollbackMigration(c *gin.Context) {
 	c.JSON(http.StatusOK, st)
 }
 
-func (h *handler) migrationHistory(c *gin.Context) {
+func (h *handler) reindexHistory(c *gin.Context) {
 	q := c.Request.URL.Query()
 	var v problem.Violations
 	for name := range q {
@@ -76,7 +76,7 @@ func (h *handler) migrationHistory(c *gin.Context) {
 		problem.Abort(c, err)
 		return
 	}
-	list, total, err := h.migrator.History(c.Request.Context(), page, perPage)
+	list, total, err := h.reindexer.History(c.Request.Context(), page, perPage)
 	if err != nil {
 		problem.Abort(c, err)
 		return
