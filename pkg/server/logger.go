@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/municipal-apis/platform/pkg/requestid"
@@ -46,4 +47,13 @@ func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h contextHandler) WithGroup(name string) slog.Handler {
 	return contextHandler{h.Handler.WithGroup(name)}
+}
+
+// DefaultLogger returns the logger of a program's process: cfg's level and
+// format on standard error, also installed as slog's default, so that what
+// is logged without a logger at hand (a recovered panic) goes there too.
+func DefaultLogger(cfg LogConfig) *slog.Logger {
+	logger := NewLogger(os.Stderr, cfg)
+	slog.SetDefault(logger)
+	return logger
 }

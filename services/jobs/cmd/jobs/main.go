@@ -3,10 +3,39 @@
 //
 //	jobs [serve]                   run the HTTP server (default)
 //	jobs migrate [-create-database] apply the embedded SQL migrations
+//
+// The service is put together by internal/app; this command only reads the
+// environment and calls it.
 package main
 
 import (
+	"context"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
+	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/services/jobs/internal/app"
 )
 
-func main() { program.Main("jobs", realMain) }
+func main() {
+	program.Main("jobs", func(ctx context.Context, args []string) error {
+		return realMain(ctx, args, envconfig.OsLookuper())
+	})
+}
+
+// realMain reads the configuration from env and runs the subcommand named in args.
+func realMain(ctx context.Context, args []string, env envconfig.Lookuper) error {
+	cfg, err := app.LoadConfig(ctx, env)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = server.DefaultLogger(cfg.Log)
+	return program.Commands(ctx, args, map[string]program.RunFunc{
+		"serve": func(ctx context.Context, _ []string) error { return program.Serve(ctx, app.New, cfg) },
+		"migrate": func(ctx context.Context, args []string) error {
+			return pg.MigrateCommand(ctx, cfg.DB, cfg.Logger, args, app.MigrationSets...)
+		},
+	})
+}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"testing/fstest"
+
+	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
@@ -12,13 +13,16 @@ import (
 
 func TestMigrateAppliesTheServiceAndIdempotencySets(t *testing.T) {
 	t.Parallel()
-	cfg := config{DB: pg.Config{URL: pgtest.NewURL(t, fstest.MapFS{}), MaxOpenConns: 2, MaxIdleConns: 1}}
+	dsn := pgtest.NewURL(t, fstest.MapFS{})
+	env := envconfig.MapLookuper(map[string]string{
+		"DATABASE_URL": dsn, "DATABASE_MAX_OPEN_CONNS": "2", "DATABASE_MAX_IDLE_CONNS": "1", "LOG_LEVEL": "error",
+	})
 	for range 2 { // a second run finds nothing to do
-		if err := migrate(context.Background(), cfg, slog.New(slog.DiscardHandler), nil); err != nil {
+		if err := realMain(context.Background(), []string{"migrate"}, env); err != nil {
 			t.Fatal(err)
 		}
 	}
-	db, err := pg.Open(context.Background(), cfg.DB, nil)
+	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 2, MaxIdleConns: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,21 +18,23 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/sethvargo/go-envconfig"
 	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
-	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/services/jobs/internal/app"
 	jobshttp "github.com/municipal-apis/platform/services/jobs/internal/http"
-	"github.com/municipal-apis/platform/services/jobs/internal/postgres"
 	"github.com/municipal-apis/platform/services/jobs/migrations"
 )
 
 // maxBody is the body limit of the handler under test.
 const maxBody = 64 << 10
 
-// env is the whole service on a fresh database, with a real identity provider.
+// env is the whole service, started by app.New as cmd/jobs starts it, on a
+// fresh database, with a real identity provider.
 type env struct {
 	t      testing.TB
 	h      http.Handler
@@ -44,20 +47,30 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	idp := devidptest.Start(t)
-	db := pgtest.NewDB(t, migrations.FS, idempotency.MigrationSet)
-	keys, err := idempotency.New(db, idempotency.Config{}, slog.New(slog.DiscardHandler))
+	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
+		"HTTP_ADDR":               "127.0.0.1:0",
+		"HTTP_MAX_BODY_BYTES":     strconv.Itoa(maxBody),
+		"DATABASE_URL":            dsn,
+		"DATABASE_MAX_OPEN_CONNS": "10",
+		"DATABASE_MAX_IDLE_CONNS": "5",
+		"OIDC_ISSUER_URL":         idp.Issuer(),
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := jobshttp.New(jobshttp.Options{
-		Store:        postgres.New(db),
-		Verifier:     idp.Verifier(t),
-		Idempotency:  keys,
-		Logger:       slog.New(slog.DiscardHandler),
-		Metrics:      server.NewMetrics(),
-		MaxBodyBytes: maxBody,
-	})
-	return &env{t: t, h: h, db: db, idp: idp, tokens: map[string]string{}}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	a, err := app.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 2, MaxIdleConns: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
+	return &env{t: t, h: a.Handler(), db: db, idp: idp, tokens: map[string]string{}}
 }
 
 // token returns a real access token of client, fetched once per env.

@@ -1,4 +1,4 @@
-package main
+package app_test
 
 import (
 	"context"
@@ -7,10 +7,12 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/services/jobs/internal/app"
 )
 
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
+	defaultDatabaseURL := app.Defaults["DATABASE_URL"]
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -26,7 +28,7 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := loadConfig(context.Background(), envconfig.MapLookuper(tc.env))
+			cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(tc.env))
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("accepted %v", tc.env)
