@@ -38,8 +38,11 @@ type Schema struct {
 	Fields      []SchemaField
 	// Fold lowercases and strips accents from search_content (the tsvector
 	// is accent-insensitive in every version).
-	Fold       bool
-	Dimensions int
+	Fold bool
+	// StemAccents builds the tsvector by stemming the words as written and
+	// folding the stems; otherwise the words are folded and then stemmed.
+	StemAccents bool
+	Dimensions  int
 }
 
 // Document is the search document of one Servico in one schema version.

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/municipal-apis/platform/pkg/problem"
-	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
 )
 
 // Search modes.
@@ -29,26 +28,18 @@ type SearchQuery struct {
 	PerPage int
 }
 
-// KeywordQuery is what the full-text side of a search asks the store.
-type KeywordQuery struct {
-	Version string
-	// Terms are folded words; the last one also matches as a prefix.
-	Terms         []string
-	Filter        SearchFilter
-	Limit, Offset int
-	// MinAllTerms is how many visible Servicos must match every term in
-	// full text for those matches alone to rank; below it, any term
-	// matches. Zero always matches any term.
-	MinAllTerms int
-}
-
 // SearchStore is the Postgres side of search.
 type SearchStore interface {
 	// CurrentVersion reads the search-schema version search uses now.
 	CurrentVersion(ctx context.Context) (string, error)
+	// Lexemes returns the lexemes of each of q.Texts as search documents
+	// store them, folded to letters and digits.
+	Lexemes(ctx context.Context, q LexemeQuery) ([][]string, error)
+	// Corrections returns, for the words of q that no document of the
+	// version matches, the known words nearest to them.
+	Corrections(ctx context.Context, q CorrectionQuery) ([]Correction, error)
 	// KeywordSearch ranks the published Servicos whose version document
-	// matches q (every term, or any term, see KeywordQuery.MinAllTerms),
-	// best first, and counts every match.
+	// matches q, best first, and counts every match.
 	KeywordSearch(ctx context.Context, q KeywordQuery) ([]ScoredID, int, error)
 	// ServicosByID returns the Servicos ids, without documents, in any order.
 	ServicosByID(ctx context.Context, ids []string) ([]Servico, error)
@@ -94,17 +85,21 @@ func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, err
 	if err != nil {
 		return SearchResult{}, err
 	}
+	schema, ok := s.schemas.Get(version)
+	if !ok {
+		return SearchResult{}, fmt.Errorf("search schema %q is not defined in this build", version)
+	}
 	res := SearchResult{Meta: SearchMeta{Page: q.Page, PerPage: q.PerPage, SchemaVersion: version, Mode: q.Mode}}
 	offset := (q.Page - 1) * q.PerPage
 	var ranked []rankedHit
 	switch q.Mode {
 	case ModeKeyword:
-		ranked, res.Meta.Total, err = s.keywordPage(ctx, version, q, offset)
+		ranked, res.Meta.Total, err = s.keywordPage(ctx, schema, q, offset)
 	case ModeSemantic:
-		ranked, res.Meta.Total, err = s.semanticPage(ctx, version, q, offset)
+		ranked, res.Meta.Total, err = s.semanticPage(ctx, schema, q, offset)
 	default:
 		var h hybrid
-		h, err = s.hybridPage(ctx, version, q, offset)
+		h, err = s.hybridPage(ctx, schema, q, offset)
 		ranked, res.Meta.Total, res.Meta.TotalIsLowerBound, res.Meta.Degraded = h.page, h.total, h.truncated, h.degraded
 	}
 	if err != nil {
@@ -114,28 +109,16 @@ func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, err
 	return res, err
 }
 
-// keywordQuery folds q into full-text terms; matching every term is enough
-// when it fills a page, which keeps ts_rank and the filters off the many
-// documents that share one common word with the query.
-func keywordQuery(version string, q SearchQuery, limit, offset int) KeywordQuery {
-	terms := textnorm.Words(q.Text)
-	if len(terms) > maxTerms {
-		terms = terms[:maxTerms]
-	}
-	return KeywordQuery{Version: version, Terms: terms, Filter: q.Filter,
-		Limit: limit, Offset: offset, MinAllTerms: q.PerPage}
-}
-
-func (s *Searcher) keywordPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, error) {
-	ids, total, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, q.PerPage, offset))
+func (s *Searcher) keywordPage(ctx context.Context, schema Schema, q SearchQuery, offset int) ([]rankedHit, int, error) {
+	ids, total, err := s.keywordRanking(ctx, schema, q, q.PerPage, offset)
 	if err != nil {
 		return nil, 0, err
 	}
 	return single(ids, true), total, nil
 }
 
-func (s *Searcher) semanticPage(ctx context.Context, version string, q SearchQuery, offset int) ([]rankedHit, int, error) {
-	ids, total, err := s.nearest(ctx, version, q, offset+q.PerPage)
+func (s *Searcher) semanticPage(ctx context.Context, schema Schema, q SearchQuery, offset int) ([]rankedHit, int, error) {
+	ids, total, err := s.nearest(ctx, schema, q, offset+q.PerPage)
 	if err != nil {
 		return nil, 0, problem.Wrap(problem.EUNAVAILABLE, err, "semantic ranking is unavailable right now")
 	}
@@ -158,7 +141,7 @@ type hybrid struct {
 // truncated when either ranking matched more than it handed over.
 // The query is embedded and the vectors scanned while Postgres ranks the
 // keywords, so hybrid costs about the slower of the two, not their sum.
-func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery, offset int) (hybrid, error) {
+func (s *Searcher) hybridPage(ctx context.Context, schema Schema, q SearchQuery, offset int) (hybrid, error) {
 	semCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var sem []ScoredID
@@ -167,9 +150,9 @@ func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
-		sem, semTotal, semErr = s.nearest(semCtx, version, q, s.cfg.Candidates)
+		sem, semTotal, semErr = s.nearest(semCtx, schema, q, s.cfg.Candidates)
 	}()
-	kw, kwTotal, err := s.store.KeywordSearch(ctx, keywordQuery(version, q, s.cfg.Candidates, 0))
+	kw, kwTotal, err := s.keywordRanking(ctx, schema, q, s.cfg.Candidates, 0)
 	if err != nil {
 		cancel()
 	}
@@ -186,14 +169,10 @@ func (s *Searcher) hybridPage(ctx context.Context, version string, q SearchQuery
 	return h, nil
 }
 
-// nearest embeds the query with version's model and scans the in-memory
+// nearest embeds the query with the schema's model and scans the in-memory
 // vectors, reloading them first when they hold another version.
-func (s *Searcher) nearest(ctx context.Context, version string, q SearchQuery, k int) ([]ScoredID, int, error) {
-	schema, ok := s.schemas.Get(version)
-	if !ok {
-		return nil, 0, fmt.Errorf("search schema %q is not defined in this build", version)
-	}
-	if err := s.sync.EnsureVersion(ctx, version); err != nil {
+func (s *Searcher) nearest(ctx context.Context, schema Schema, q SearchQuery, k int) ([]ScoredID, int, error) {
+	if err := s.sync.EnsureVersion(ctx, schema.Version); err != nil {
 		return nil, 0, err
 	}
 	vec, err := s.embedder.Embed(ctx, q.Text, schema.Dimensions)

@@ -206,3 +206,32 @@ func ids(p catalog.SearchResult) []string {
 	}
 	return out
 }
+
+// TestSearchTextNeverBecomesQuerySyntax sends letters that unaccent folds
+// into tsquery operators (ː → ":", ʼ → "'"): no query may answer 500 or
+// turn a word into a weight filter.
+func TestSearchTextNeverBecomesQuerySyntax(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Poda de árvore", "resumo": "Corte de galhos."})
+	app.publish(t, map[string]any{"nome_servico": "Atendimento ao cidadão", "resumo": "Pedidos de poda de árvore em via pública."})
+	app.waitForVectors(t, 2)
+	for _, q := range []string{"alvaráː", "ːː", "ː", "dʼágua", "ʹʻʼʽˈː", "árvoreːa", "podaːa:*", "árvoreːb poda", "a ː b ʼ c", "poda ːaːbːcːd"} {
+		for _, mode := range allModes {
+			t.Run(mode+" search for "+q+" answers 200", func(t *testing.T) {
+				t.Parallel()
+				app.searchPage(t, url.Values{"q": {q}, "mode": {mode}})
+			})
+		}
+	}
+	t.Run("a folded colon is no weight filter", func(t *testing.T) {
+		t.Parallel()
+		// "árvoreːb" folds to "arvore:b", which to_tsquery reads as "árvore
+		// in a B field": the service with both words in its name (A) was
+		// left out of the every-word pass that fills this page of one.
+		page := app.searchPage(t, url.Values{"q": {"árvoreːb poda"}, "mode": {"keyword"}, "per_page": {"1"}})
+		if got := names(page); !slices.Equal(got, []string{"Poda de árvore"}) {
+			t.Errorf("results %q, want the service named for both words", got)
+		}
+	})
+}

@@ -6,17 +6,14 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// ExplainKeywordSearch runs the keyword search for q, matching every term
-// or any term with the typo corrections KeywordSearch would add, under
-// EXPLAIN (ANALYZE, FORMAT JSON) exactly as KeywordSearch runs it and
-// returns the plan.
-func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery, every bool) (string, error) {
-	alternatives, err := s.corrections(ctx, q)
-	if err != nil {
-		return "", err
-	}
-	args, err := keywordArgs(q, alternatives, every)
-	if err != nil {
+// TSQuery exposes tsquery to tests.
+var TSQuery = tsquery
+
+// ExplainKeywordSearch runs the keyword search for q under EXPLAIN
+// (ANALYZE, FORMAT JSON) exactly as KeywordSearch runs it and returns the plan.
+func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery) (string, error) {
+	args, err := keywordArgs(q)
+	if err != nil || args == nil {
 		return "", err
 	}
 	return explain(func(dest *[]string) error {
@@ -26,9 +23,13 @@ func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery
 
 // ExplainCorrections runs the typo-correction lookup for q like
 // ExplainKeywordSearch.
-func (s *Store) ExplainCorrections(ctx context.Context, q catalog.KeywordQuery) (string, error) {
+func (s *Store) ExplainCorrections(ctx context.Context, q catalog.CorrectionQuery) (string, error) {
+	args, err := correctionArgs(q)
+	if err != nil || args == nil {
+		return "", err
+	}
 	return explain(func(dest *[]string) error {
-		return s.runCorrections(ctx, explainPrefix, correctionArgs(q), dest)
+		return s.runCorrections(ctx, explainPrefix, args, dest)
 	})
 }
 

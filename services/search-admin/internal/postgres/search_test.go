@@ -15,9 +15,46 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
 )
 
-// keywordQuery asks for the first page of published matches of text in v2.
-func keywordQuery(text string, filter catalog.SearchFilter) catalog.KeywordQuery {
-	return catalog.KeywordQuery{Version: "v2", Terms: textnorm.Words(text), Filter: filter, Limit: 10}
+// keywordQuery asks for the first page of published matches of any word of
+// text in v2, the last word a prefix, as search builds it.
+func keywordQuery(t *testing.T, st *postgres.Store, text string, filter catalog.SearchFilter) catalog.KeywordQuery {
+	t.Helper()
+	return catalog.KeywordQuery{Version: "v2", Terms: termsFor(t, st, text), Filter: filter, Limit: 10}
+}
+
+// termsFor asks st for the lexemes of each word of text in v2 and makes one
+// term of each, the last a prefix.
+func termsFor(t *testing.T, st *postgres.Store, text string) []catalog.Term {
+	t.Helper()
+	var terms []catalog.Term
+	for _, w := range wordTerms(t, st, text) {
+		if len(w.Term) > 0 {
+			terms = append(terms, w.Term)
+		}
+	}
+	return terms
+}
+
+// wordTerms pairs each word of text with its term (empty for a stop word).
+func wordTerms(t *testing.T, st *postgres.Store, text string) []catalog.CorrectionWord {
+	t.Helper()
+	words := textnorm.Words(text)
+	lexemes, err := st.Lexemes(context.Background(), catalog.LexemeQuery{Texts: words})
+	if err != nil {
+		t.Fatalf("lexemes of %q: %v", words, err)
+	}
+	out := make([]catalog.CorrectionWord, len(words))
+	for i, ls := range lexemes {
+		out[i].Word = words[i]
+		var alt catalog.Alternative
+		for _, l := range ls {
+			alt = append(alt, catalog.Lexeme{Text: l, Prefix: i == len(lexemes)-1})
+		}
+		if len(alt) > 0 {
+			out[i].Term = catalog.Term{alt}
+		}
+	}
+	return out
 }
 
 // keywordNames runs a keyword search and returns the names it ranks.
@@ -25,7 +62,7 @@ func keywordNames(t *testing.T, st *postgres.Store, q catalog.KeywordQuery) []st
 	t.Helper()
 	hits, _, err := st.KeywordSearch(context.Background(), q)
 	if err != nil {
-		t.Fatalf("keyword search %q: %v", q.Terms, err)
+		t.Fatalf("keyword search %v: %v", q.Terms, err)
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -64,17 +101,15 @@ func TestKeywordSearchRanksTheFilteredCandidates(t *testing.T) {
 	}{
 		{"a full-text query ranks the best match first and hides drafts and agent-only services",
 			"certidão negativa", catalog.SearchFilter{}, []string{"Certidão negativa de débitos", "Certidão de óbito"}},
-		{"typos are replaced by the known words trigram-similar to them", "certdao negatva de debitos",
-			catalog.SearchFilter{}, []string{"Certidão negativa de débitos", "Certidão de óbito"}},
-		{"a typo in the last word, a prefix, is corrected too", "debtos", catalog.SearchFilter{}, []string{"Certidão negativa de débitos"}},
-		{"a word no Servico is near matches nothing", "xilofone", catalog.SearchFilter{}, []string{}},
+		{"the last word matches as a prefix", "certidao negat", catalog.SearchFilter{}, []string{"Certidão negativa de débitos", "Certidão de óbito"}},
+		{"a word no Servico has matches nothing", "xilofone", catalog.SearchFilter{}, []string{}},
 		{"the tema filter keeps only its theme", "certidao", catalog.SearchFilter{TemaGeral: "Saúde"}, []string{"Certidão de óbito"}},
 		{"agent-only services appear when asked for", "agentes", catalog.SearchFilter{IncludeAgentOnly: true}, []string{"Certidão para agentes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := keywordNames(t, st, keywordQuery(tt.text, tt.filter)); !slices.Equal(got, tt.want) {
+			if got := keywordNames(t, st, keywordQuery(t, st, tt.text, tt.filter)); !slices.Equal(got, tt.want) {
 				t.Errorf("names = %q, want %q", got, tt.want)
 			}
 		})
@@ -97,8 +132,11 @@ func TestTextSearchFollowsRenames(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rename: %v", err)
 	}
-	if got := keywordNames(t, st, keywordQuery("remocao de galhso", catalog.SearchFilter{})); !slices.Equal(got, []string{"Remoção de galhos"}) {
-		t.Errorf("search with a typo in the new name = %q", got)
+	if got := keywordNames(t, st, keywordQuery(t, st, "remocao de galhos", catalog.SearchFilter{})); !slices.Equal(got, []string{"Remoção de galhos"}) {
+		t.Errorf("search for the new name = %q", got)
+	}
+	if got := correctedWords(t, st, "galhso"); !slices.Equal(got, []string{"galhos"}) {
+		t.Errorf("a typo of a word of the new name is corrected to %q", got)
 	}
 	page, err := st.List(context.Background(), catalog.Filter{Text: "REMOÇÃO", Page: 1, PerPage: 10})
 	if err != nil || len(page.Data) != 1 {
@@ -130,15 +168,23 @@ func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
 			name := fmt.Sprintf("the plan for %q matching every word=%v stays below jit_above_cost", text, every)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				q := keywordQuery(text, catalog.SearchFilter{OrgaoGestor: "SMF"})
-				raw, err := st.ExplainKeywordSearch(context.Background(), q, every)
+				q := keywordQuery(t, st, text, catalog.SearchFilter{OrgaoGestor: "SMF"})
+				q.Every = every
+				if len(q.Terms) == 0 {
+					q.Terms = []catalog.Term{{{{Text: "qqq"}}}}
+				}
+				raw, err := st.ExplainKeywordSearch(context.Background(), q)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if cost, jit := planCost(t, raw); jit || cost >= limit {
 					t.Errorf("plan costs %.0f (jit_above_cost %.0f), JIT %v", cost, limit, jit)
 				}
-				raw, err = st.ExplainCorrections(context.Background(), q)
+				cq := correctionQuery(t, st, text)
+				if len(cq.Words) == 0 {
+					return
+				}
+				raw, err = st.ExplainCorrections(context.Background(), cq)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,7 +222,7 @@ func jitAboveCost(t *testing.T, db *gorm.DB) float64 {
 	return limit
 }
 
-func TestKeywordSearchMatchesEveryWordWhenThatFillsAPage(t *testing.T) {
+func TestKeywordSearchMatchesEveryWordOrAnyWord(t *testing.T) {
 	t.Parallel()
 	st, _ := newStore(t)
 	published := func(s *catalog.Servico) { s.Status = 1 }
@@ -184,28 +230,74 @@ func TestKeywordSearchMatchesEveryWordWhenThatFillsAPage(t *testing.T) {
 	mustCreate(t, st, "Certidão de óbito", false, published)
 	mustCreate(t, st, "Nota fiscal negativa", false, published)
 	tests := []struct {
-		name        string
-		minAllTerms int
-		want        []string
+		name  string
+		every bool
+		want  []string
 	}{
-		{"one match of every word fills a page of one", 1, []string{"Certidão negativa de débitos"}},
-		{"fewer matches of every word than a page fall back to any word", 2,
-			[]string{"Certidão negativa de débitos", "Certidão de óbito", "Nota fiscal negativa"}},
-		{"zero always matches any word", 0, []string{"Certidão negativa de débitos", "Certidão de óbito", "Nota fiscal negativa"}},
+		{"every word finds the Servicos that have them all", true, []string{"Certidão negativa de débitos"}},
+		{"any word finds the Servicos that have one", false, []string{"Certidão de óbito", "Certidão negativa de débitos", "Nota fiscal negativa"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			q := keywordQuery("certidão negativa", catalog.SearchFilter{})
-			q.MinAllTerms = tt.minAllTerms
+			q := keywordQuery(t, st, "certidão negativa", catalog.SearchFilter{})
+			q.Every = tt.every
 			got := keywordNames(t, st, q)
 			slices.Sort(got)
-			want := slices.Sorted(slices.Values(tt.want))
-			if !slices.Equal(got, want) {
-				t.Errorf("names = %q, want %q", got, want)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("names = %q, want %q", got, tt.want)
 			}
 		})
 	}
+}
+
+func TestCorrectionsReplaceOnlyWordsNoDocumentMatches(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	mustCreate(t, st, "Certidão negativa de débitos", false, func(s *catalog.Servico) { s.Status = 1 })
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"typos are replaced by the known words trigram-similar to them", "certdao negatva", []string{"certidao", "negativa"}},
+		{"a typo in the last word, a prefix, is corrected too", "debtos", []string{"debitos"}},
+		{"a word some document matches is kept as it is", "certidao", nil},
+		{"a word no known word is near gets nothing", "xilofone", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := correctedWords(t, st, tt.text); !slices.Equal(got, tt.want) {
+				t.Errorf("corrections of %q = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+// correctionQuery asks for the corrections of every word of text in v2.
+func correctionQuery(t *testing.T, st *postgres.Store, text string) catalog.CorrectionQuery {
+	t.Helper()
+	q := catalog.CorrectionQuery{Version: "v2"}
+	for _, w := range wordTerms(t, st, text) {
+		if len(w.Term) > 0 {
+			q.Words = append(q.Words, w)
+		}
+	}
+	return q
+}
+
+// correctedWords returns the corrections of the words of text, in order.
+func correctedWords(t *testing.T, st *postgres.Store, text string) []string {
+	t.Helper()
+	corrections, err := st.Corrections(context.Background(), correctionQuery(t, st, text))
+	if err != nil {
+		t.Fatalf("corrections of %q: %v", text, err)
+	}
+	var out []string
+	for _, c := range corrections {
+		out = append(out, c.Word)
+	}
+	return out
 }
 
 // TestKeywordFiltersFollowTheServico changes what search filters on without
@@ -216,7 +308,7 @@ func TestKeywordFiltersFollowTheServico(t *testing.T) {
 	st, _ := newStore(t)
 	sv := mustCreate(t, st, "Licença sanitária", false, func(s *catalog.Servico) { s.Status = 1 })
 	search := func(filter catalog.SearchFilter) []string {
-		return keywordNames(t, st, keywordQuery("licenca sanitaria", filter))
+		return keywordNames(t, st, keywordQuery(t, st, "licenca sanitaria", filter))
 	}
 	if got := search(catalog.SearchFilter{TemaGeral: "Tributos"}); len(got) != 1 {
 		t.Fatalf("published servico not found: %q", got)
@@ -242,5 +334,55 @@ func TestKeywordFiltersFollowTheServico(t *testing.T) {
 		if got := search(e.filter); len(got) != e.want {
 			t.Errorf("%s: found %q, want %d hits", e.name, got, e.want)
 		}
+	}
+}
+
+func TestTSQueryQuotesLexemesAndDropsAnythingElse(t *testing.T) {
+	t.Parallel()
+	lex := func(s string, prefix bool) catalog.Lexeme { return catalog.Lexeme{Text: s, Prefix: prefix} }
+	tests := []struct {
+		name  string
+		terms []catalog.Term
+		every bool
+		want  string
+	}{
+		{"every term is AND-ed, the prefix marked", []catalog.Term{{{lex("certidao", false)}}, {{lex("neg", true)}}}, true, "'certidao' & 'neg':*"},
+		{"any term is OR-ed", []catalog.Term{{{lex("a1", false)}}, {{lex("b2", false)}}}, false, "'a1' | 'b2'"},
+		{"alternatives are OR-ed and the lexemes of one AND-ed", []catalog.Term{{{lex("x", false), lex("y", false)}, {lex("z", false)}}}, true, "(('x' & 'y') | 'z')"},
+		{"a lexeme with tsquery syntax is left out", []catalog.Term{{{lex("a:b", false)}}, {{lex("d'x", false)}}, {{lex("ok", false)}}}, true, "'ok'"},
+		{"a lexeme with a space or a backslash is left out", []catalog.Term{{{lex("a b", false), lex(`a\`, false)}}}, true, ""},
+		{"accented letters and combining marks are kept", []catalog.Term{{{lex("ação", false), lex("a\u0301", false)}}}, true, "('ação' & 'a\u0301')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := postgres.TSQuery(tt.terms, tt.every); got != tt.want {
+				t.Errorf("tsquery = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHostileTextBuildsQueriesPostgresAccepts runs text made of letters
+// that unaccent folds into tsquery operators through the whole builder:
+// lexemes, correction lookup and both passes must run without an error.
+func TestHostileTextBuildsQueriesPostgresAccepts(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	mustCreate(t, st, "Poda de árvore", false, func(s *catalog.Servico) { s.Status = 1 })
+	for _, text := range []string{"árvoreːb", "ːː podaːa", "dʼágua", "ʹʻʼʽˈː", "a ː b ʼ c", "x‖y ʼʼ ʻʻ", "poda ːaːbːcːd"} {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			for _, every := range []bool{true, false} {
+				q := keywordQuery(t, st, text, catalog.SearchFilter{})
+				q.Every = every
+				if _, _, err := st.KeywordSearch(context.Background(), q); err != nil {
+					t.Errorf("keyword search (every=%v): %v", every, err)
+				}
+			}
+			if _, err := st.Corrections(context.Background(), correctionQuery(t, st, text)); err != nil {
+				t.Errorf("corrections: %v", err)
+			}
+		})
 	}
 }
