@@ -21,7 +21,10 @@ import (
 // body or one that is not an object (400). Member-level problems are recorded
 // in v so that the caller can add its own rules and report everything at once:
 // an unknown member is "unknown_field", a value of the wrong type
-// "invalid_type". Members named in ignore (read-only members of the response
+// "invalid_type", a member whose name repeats in its object
+// "duplicate_member", one nested deeper than MaxDepth "max_depth", and a
+// free-form member (map, interface, json.RawMessage) holding more than
+// MaxFreeFormItems members and items "max_items". Members named in ignore (read-only members of the response
 // that clients echo back) are accepted and dropped. JSON null leaves a member
 // at its zero value, so optional members are pointers.
 func DecodeJSON(r *http.Request, dst any, v *Violations, ignore ...string) error {
@@ -75,6 +78,7 @@ func DecodeBytes(data []byte, dst any, v *Violations, ignore ...string) error {
 	for _, name := range ignore {
 		skip[name] = true
 	}
+	checkShape(data, v)
 	d := decoder{v: v, ignore: skip}
 	d.object("", data, rv.Elem())
 	return nil
@@ -112,6 +116,9 @@ func (d *decoder) object(prefix string, data []byte, sv reflect.Value) {
 	fields := jsonFields(sv.Type())
 	for name, raw := range members {
 		path := prefix + name
+		if d.v.Has(path) { // repeated or nested too deep: reported once
+			continue
+		}
 		idx, ok := fields[name]
 		if !ok {
 			if prefix == "" && d.ignore[name] {
@@ -124,13 +131,20 @@ func (d *decoder) object(prefix string, data []byte, sv reflect.Value) {
 	}
 }
 
-// value decodes raw into fv, recording a violation at path when it does not fit.
+// value decodes raw into fv, recording a violation at path when it does
+// not fit. A member that already broke the shape rules is left out.
 func (d *decoder) value(path string, raw json.RawMessage, fv reflect.Value) {
+	if d.v.Has(path) {
+		return
+	}
 	if string(raw) == "null" {
 		fv.SetZero()
 		return
 	}
 	t := fv.Type()
+	if freeForm(t) && !checkFreeForm(path, raw, d.v) {
+		return
+	}
 	if t == rawMessageType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		d.leaf(path, raw, fv)
 		return
@@ -181,6 +195,12 @@ func (d *decoder) leaf(path string, raw json.RawMessage, fv reflect.Value) {
 		return
 	}
 	fv.Set(ptr.Elem())
+}
+
+// freeForm reports whether t takes any JSON value rather than a shape the
+// struct spells out: a map, an interface or json.RawMessage.
+func freeForm(t reflect.Type) bool {
+	return t == rawMessageType || t.Kind() == reflect.Map || t.Kind() == reflect.Interface
 }
 
 // describe names the JSON type a Go type accepts, for error messages.
