@@ -59,9 +59,14 @@ func cursoFilter(q *query) jobs.CursoFilter {
 }
 
 // nameFilter reads the case-insensitive name filter of a named resource,
-// whose query parameter is param.
-func nameFilter(param string) func(*query) jobs.NameFilter {
+// whose query parameter is param; a unique name is looked up in the form
+// it is stored in.
+func nameFilter(param string, unique bool) func(*query) jobs.NameFilter {
 	return func(q *query) jobs.NameFilter {
-		return jobs.NameFilter{Name: q.text(param)}
+		name := q.text(param)
+		if name != nil && unique {
+			*name = jobs.UniqueName(*name)
+		}
+		return jobs.NameFilter{Name: name}
 	}
 }

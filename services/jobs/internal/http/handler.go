@@ -76,22 +76,27 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 		filter: cursoFilter, id: func(c *jobs.Curso) int64 { return c.ID },
 	}.register(api, g)
 
-	named(api, g, "empresas", "empresa", "nome", []string{"id", "empregos"}, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID })
-	named(api, g, "orgaos", "orgao", "nome", []string{"id", "empregos", "cursos"}, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID })
-	named(api, g, "categorias", "categoria", "nome", []string{"id", "cursos"}, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID })
+	named(api, g, "empresas", "empresa", []string{"id", "empregos"}, false, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID })
+	named(api, g, "orgaos", "orgao", []string{"id", "empregos", "cursos"}, false, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID })
+	named(api, g, "categorias", "categoria", []string{"id", "cursos"}, true, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID })
 	resource[jobs.EscolaridadeInput, jobs.Escolaridade, jobs.NameFilter]{
 		path: "escolaridades", name: "escolaridade", readOnly: []string{"id", "empregos"}, store: s.Escolaridades(),
 		validateNew: (*jobs.EscolaridadeInput).Validate, validate: (*jobs.EscolaridadeInput).Validate,
-		filter: nameFilter("nivel"), id: func(e *jobs.Escolaridade) int64 { return e.ID },
+		filter: nameFilter("nivel", true), id: func(e *jobs.Escolaridade) int64 { return e.ID },
 	}.register(api, g)
 }
 
-// named registers a resource whose input is a NomeInput.
-func named[Out any](api *gin.RouterGroup, g guards, path, name, param string, readOnly []string,
+// named registers a resource whose input is a NomeInput; a unique nome is
+// normalized before it is checked, stored or looked up.
+func named[Out any](api *gin.RouterGroup, g guards, path, name string, readOnly []string, unique bool,
 	store jobs.Resource[jobs.NomeInput, Out, jobs.NameFilter], id func(*Out) int64) {
+	validate := (*jobs.NomeInput).Validate
+	if unique {
+		validate = (*jobs.NomeInput).ValidateUnique
+	}
 	resource[jobs.NomeInput, Out, jobs.NameFilter]{
 		path: path, name: name, readOnly: readOnly, store: store,
-		validateNew: (*jobs.NomeInput).Validate, validate: (*jobs.NomeInput).Validate,
-		filter: nameFilter(param), id: id,
+		validateNew: validate, validate: validate,
+		filter: nameFilter("nome", unique), id: id,
 	}.register(api, g)
 }

@@ -1,6 +1,12 @@
 package jobs
 
-import "github.com/municipal-apis/platform/pkg/problem"
+import (
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+)
 
 // Empresa is a company (table 2.2). Empregos is embedded in single-resource
 // responses and omitted in lists and nested objects.
@@ -10,7 +16,8 @@ type Empresa struct {
 	Empregos []Emprego `json:"empregos,omitzero"`
 }
 
-// Escolaridade is an education level (table 2.3); Nivel is unique, ignoring case.
+// Escolaridade is an education level (table 2.3); Nivel is unique, ignoring
+// case, in its UniqueName form.
 type Escolaridade struct {
 	ID       int64     `json:"id"`
 	Nivel    string    `json:"nivel"`
@@ -25,7 +32,8 @@ type Orgao struct {
 	Empregos []Emprego `json:"empregos,omitzero"`
 }
 
-// Categoria is a course category (table 2.5); Nome is unique, ignoring case.
+// Categoria is a course category (table 2.5); Nome is unique, ignoring case,
+// in its UniqueName form.
 type Categoria struct {
 	ID     int64   `json:"id"`
 	Nome   string  `json:"nome"`
@@ -59,12 +67,34 @@ type EscolaridadeInput struct {
 // Name returns the nivel member.
 func (in *EscolaridadeInput) Name() string { return in.Nivel }
 
-// Validate records every violated rule of in; nivel is trimmed.
+// Validate records every violated rule of in; nivel is unique, so it is
+// put in its UniqueName form first.
 func (in *EscolaridadeInput) Validate(v *problem.Violations) {
+	in.Nivel = UniqueName(in.Nivel)
 	requiredText(v, "nivel", &in.Nivel, MaxNameLength)
 }
 
 // NameFilter selects rows whose name equals Name, ignoring case; nil selects all.
 type NameFilter struct {
 	Name *string
+}
+
+// zeroWidth are the invisible characters a unique name drops: zero width
+// space, non-joiner and joiner, word joiner and zero width no-break space
+// (the byte order mark). The migration that normalizes stored names
+// (migrations/00002_unique_names.sql) removes the same set.
+var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "")
+
+// UniqueName is the form a name that must be unique is compared and stored
+// in: zero-width characters removed, Unicode NFC (so "Me\u0301dio" and
+// "Médio" are one name), surrounding white space trimmed.
+func UniqueName(s string) string {
+	return strings.TrimSpace(norm.NFC.String(zeroWidth.Replace(s)))
+}
+
+// ValidateUnique is Validate for a name that must be unique (a Categoria's):
+// nome is put in its UniqueName form first.
+func (in *NomeInput) ValidateUnique(v *problem.Violations) {
+	in.Nome = UniqueName(in.Nome)
+	in.Validate(v)
 }
