@@ -62,6 +62,14 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.keys, err = idempotency.New(a.db, cfg.Idempotency, a.logger); err != nil {
 		return nil, err
 	}
+	sqlDB, err := a.db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("database handle: %w", err)
+	}
+	schema, err := pg.SchemaCurrent(sqlDB, MigrationSets...)
+	if err != nil {
+		return nil, err
+	}
 	a.handler = jobshttp.New(jobshttp.Options{
 		Store:        postgres.New(a.db),
 		Verifier:     verifier,
@@ -71,6 +79,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Checks: []server.Check{
 			{Name: "postgres", Critical: true, Probe: pg.Ping(a.db)},
+			{Name: "schema", Critical: true, Probe: schema},
 			{Name: "identity_provider", Critical: false, Probe: verifier.Ping},
 		},
 	})

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/services/jobs/internal/app"
 	"github.com/municipal-apis/platform/services/jobs/migrations"
@@ -46,8 +50,8 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&ready)
 	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || ready.Checks["postgres"] != "ok" || ready.Checks["identity_provider"] != "ok" {
-		t.Errorf("/readyz = %d %+v (%v), want 200 with postgres and identity_provider ok", resp.StatusCode, ready, err)
+	if err != nil || resp.StatusCode != http.StatusOK || ready.Checks["postgres"] != "ok" || ready.Checks["schema"] != "ok" || ready.Checks["identity_provider"] != "ok" {
+		t.Errorf("/readyz = %d %+v (%v), want 200 with postgres, schema and identity_provider ok", resp.StatusCode, ready, err)
 	}
 
 	cancel()
@@ -72,5 +76,37 @@ func TestNewFailsWithoutItsDatabase(t *testing.T) {
 	if a, err := app.New(context.Background(), cfg); err == nil {
 		_ = a.Close()
 		t.Fatal("New succeeded on a database that does not exist")
+	}
+}
+
+func TestNotReadyUntilMigrateRan(t *testing.T) {
+	t.Parallel()
+	idp := devidptest.Start(t)
+	dsn := pgtest.NewURL(t, fstest.MapFS{})
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
+		"HTTP_ADDR": "127.0.0.1:0", "DATABASE_URL": dsn, "OIDC_ISSUER_URL": idp.Issuer(),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	a, err := app.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	readyz := func() (int, string) {
+		rec := httptest.NewRecorder()
+		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, `"schema":"down`) {
+		t.Fatalf("/readyz on an unmigrated database = %d %s, want 503 with the schema down", code, body)
+	}
+	if err := pg.MigrateCommand(context.Background(), cfg.DB, cfg.Logger, nil, app.MigrationSets...); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := readyz(); code != http.StatusOK {
+		t.Fatalf("/readyz after migrate = %d %s, want 200", code, body)
 	}
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
 
+// migrationSets are the schemas search-admin owns: its own and the
+// idempotency keys'.
+var migrationSets = []pg.Set{{FS: migrations.FS}, idempotency.MigrationSet}
+
 // migrate applies the embedded migrations, creating the database first when
 // -create-database is given.
 func migrate(ctx context.Context, cfg Config, args []string) error {
@@ -35,7 +39,7 @@ func migrate(ctx context.Context, cfg Config, args []string) error {
 	if err != nil {
 		return fmt.Errorf("database handle: %w", err)
 	}
-	if err := pg.MigrateSets(ctx, sqlDB, logger, pg.Set{FS: migrations.FS}, idempotency.MigrationSet); err != nil {
+	if err := pg.MigrateSets(ctx, sqlDB, logger, migrationSets...); err != nil {
 		return err
 	}
 	logger.InfoContext(ctx, "migrations are up to date")

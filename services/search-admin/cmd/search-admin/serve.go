@@ -39,6 +39,14 @@ func serve(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("embedding provider: %w", err)
 	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return fmt.Errorf("database handle: %w", err)
+	}
+	schema, err := pg.SchemaCurrent(sqlDB, migrationSets...)
+	if err != nil {
+		return err
+	}
 	app, err := wire(ctx, cfg, db, provider, verifier, logger)
 	if err != nil {
 		return err
@@ -47,6 +55,7 @@ func serve(ctx context.Context, cfg Config) error {
 		Logger: logger, Metrics: server.NewMetrics(), App: app.engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Checks: []server.Check{
 			{Name: "postgres", Critical: true, Probe: pg.Ping(db)},
+			{Name: "schema", Critical: true, Probe: schema},
 			{Name: "oidc", Critical: false, Probe: verifier.Ping},
 		},
 	})

@@ -1,0 +1,81 @@
+package pg
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/pressly/goose/v3"
+)
+
+// undefinedTable is the SQLSTATE of a missing relation: a version table that
+// no migration run has created yet.
+const undefinedTable = "42P01"
+
+// setVersion is the newest migration of one set the binary embeds.
+type setVersion struct {
+	table string
+	want  int64
+}
+
+// SchemaCurrent returns a readiness probe that fails while the schema of db
+// is older than the binary: for each set, the highest version recorded in its
+// version table must reach the newest migration the set embeds. A newer
+// schema passes (the previous binary keeps serving after a migration). The
+// probe only reads the version tables: it never creates one and takes no
+// lock, so it runs under a role that cannot change the schema.
+func SchemaCurrent(db *sql.DB, sets ...Set) (func(context.Context) error, error) {
+	versions := make([]setVersion, 0, len(sets))
+	for _, s := range sets {
+		if err := s.validate(); err != nil {
+			return nil, err
+		}
+		want, err := newestVersion(db, s)
+		if err != nil {
+			return nil, err
+		}
+		versions = append(versions, setVersion{table: s.VersionTable(), want: want})
+	}
+	return func(ctx context.Context) error {
+		for _, v := range versions {
+			if err := v.check(ctx, db); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// newestVersion is the version of the last migration of s, 0 for none.
+func newestVersion(db *sql.DB, s Set) (int64, error) {
+	p, err := goose.NewProvider(goose.DialectPostgres, db, s.FS, goose.WithTableName(s.VersionTable()))
+	if errors.Is(err, goose.ErrNoMigrations) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("migrations of %s: %w", s.VersionTable(), err)
+	}
+	sources := p.ListSources()
+	if len(sources) == 0 {
+		return 0, nil
+	}
+	return sources[len(sources)-1].Version, nil
+}
+
+// check compares the applied version of one set with the binary's.
+func (v setVersion) check(ctx context.Context, db *sql.DB) error {
+	var got int64
+	// The table name is a validated identifier (Set.validate), never input.
+	err := db.QueryRowContext(ctx, `SELECT coalesce(max(version_id), 0) FROM `+v.table).Scan(&got)
+	if IsCode(err, undefinedTable) {
+		return fmt.Errorf("%s does not exist: the migrations never ran; run migrate", v.table)
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", v.table, err)
+	}
+	if got < v.want {
+		return fmt.Errorf("%s is at version %d, this binary needs %d: run migrate", v.table, got, v.want)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package pg_test
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+// readyz answers one /readyz request with the schema probe as its only check.
+func readyz(probe func(context.Context) error) (int, string) {
+	rec := httptest.NewRecorder()
+	server.Readyz(server.Check{Name: "schema", Critical: true, Probe: probe})(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	return rec.Code, rec.Body.String()
+}
+
+func TestSchemaCurrentFailsReadinessUntilEveryMigrationTheBinaryEmbedsIsApplied(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openSQL(t, pgtest.NewURL(t, emptyMigrations))
+	sets := []pg.Set{{FS: migrations(t)}, extraSet(t)}
+	probe, err := pg.SchemaCurrent(db, sets...)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a database nobody migrated is not ready, and the probe creates no table", func(t *testing.T) {
+		code, body := readyz(probe)
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, "goose_db_version does not exist") {
+			t.Fatalf("readyz = %d %s, want 503 naming the missing version table", code, body)
+		}
+		var exists bool
+		if err := db.QueryRow(`SELECT to_regclass('goose_db_version') IS NOT NULL`).Scan(&exists); err != nil || exists {
+			t.Fatalf("the probe created the version table (exists %v, err %v)", exists, err)
+		}
+	})
+
+	older, err := goose.NewProvider(goose.DialectPostgres, db, migrations(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.UpTo(ctx, 1); err != nil {
+		t.Fatalf("migrate to version 1: %v", err)
+	}
+	t.Run("a schema one version behind the binary is not ready", func(t *testing.T) {
+		code, body := readyz(probe)
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, "goose_db_version is at version 1, this binary needs 2") {
+			t.Fatalf("readyz = %d %s, want 503 naming versions 1 and 2", code, body)
+		}
+	})
+
+	if err := pg.MigrateSets(ctx, db, nil, sets[:1]...); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("a current program set with a shared set not yet applied is not ready", func(t *testing.T) {
+		if code, body := readyz(probe); code != http.StatusServiceUnavailable || !strings.Contains(body, "goose_extra") {
+			t.Fatalf("readyz = %d %s, want 503 naming goose_extra", code, body)
+		}
+	})
+
+	if err := pg.MigrateSets(ctx, db, nil, sets...); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("once migrate ran up, the program is ready", func(t *testing.T) {
+		if code, body := readyz(probe); code != http.StatusOK {
+			t.Fatalf("readyz = %d %s, want 200", code, body)
+		}
+	})
+
+	t.Run("the previous binary stays ready on the newer schema", func(t *testing.T) {
+		first, err := fs.ReadFile(migrations(t), "00001_things.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		previous, err := pg.SchemaCurrent(db, pg.Set{FS: fstest.MapFS{"00001_things.sql": {Data: first}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := previous(ctx); err != nil {
+			t.Fatalf("probe of a binary embedding only version 1: %v", err)
+		}
+	})
+}
+
+func TestSchemaCurrentRefusesASetThatCannotNameATable(t *testing.T) {
+	t.Parallel()
+	db := openSQL(t, pgtest.NewURL(t, emptyMigrations))
+	if _, err := pg.SchemaCurrent(db, pg.Set{Name: "Bad-Name", FS: migrations(t)}); err == nil {
+		t.Fatal("SchemaCurrent accepted a set name that is not an identifier")
+	}
+}
