@@ -395,5 +395,5 @@ func TestGatewayConfigurationReachesTheServices(t *testing.T) {
 	}
 }
 
-// rateFormat is the gateway's rate syntax of DECISIONS §3.
+// rateFormat is the gateway's rate syntax (docs/decisions.md#rate-limits-and-headers).
 var rateFormat = regexp.MustCompile(`^[1-9][0-9]*-[SMHD]$`)

@@ -1,5 +1,6 @@
 // Package auth verifies the OAuth 2.0 bearer access tokens of the platform
-// (Keycloak-shaped JWTs, see DECISIONS §2) and turns them into Claims.
+// (Keycloak-shaped JWTs, see docs/decisions.md#realm-clients-and-scopes) and
+// turns them into Claims.
 //
 // A Verifier checks the signature (RS256 or ES256 only) against the identity
 // provider's JWKS, the exact issuer, the audience, the expiry (with a small

@@ -10,4 +10,8 @@
 // Idempotency-Key. Every POST gets a fresh Idempotency-Key, reused across its
 // retries, unless Config.DisableIdempotencyKeys is set. Error answers become
 // *Error values decoded from the RFC 9457 problem body.
+//
+// Table numbers in comments (table 2.1 to 2.7) are those of the municipal
+// services API document; docs/decisions.md#the-api-document says what each
+// one holds.
 package client

@@ -2,7 +2,7 @@ package client
 
 import "time"
 
-// Emprego is a job posting (table 2.1). Optional members are pointers or
+// Emprego is a job posting (API document table 2.1). Optional members are pointers or
 // omitted when empty; nested relation objects are read-only.
 type Emprego struct {
 	ID                    int64         `json:"id,omitempty"`
@@ -32,21 +32,21 @@ type Emprego struct {
 	UpdatedAt             time.Time     `json:"updated_at,omitzero"`
 }
 
-// Empresa is a company (table 2.2).
+// Empresa is a company (API document table 2.2).
 type Empresa struct {
 	ID       int64     `json:"id,omitempty"`
 	Nome     string    `json:"nome"`
 	Empregos []Emprego `json:"empregos,omitempty"`
 }
 
-// Escolaridade is an education level (table 2.3).
+// Escolaridade is an education level (API document table 2.3).
 type Escolaridade struct {
 	ID       int64     `json:"id,omitempty"`
 	Nivel    string    `json:"nivel"`
 	Empregos []Emprego `json:"empregos,omitempty"`
 }
 
-// Orgao is a public body (table 2.4).
+// Orgao is a public body (API document table 2.4).
 type Orgao struct {
 	ID       int64     `json:"id,omitempty"`
 	Nome     string    `json:"nome"`
@@ -54,14 +54,14 @@ type Orgao struct {
 	Empregos []Emprego `json:"empregos,omitempty"`
 }
 
-// Categoria is a course category (table 2.5).
+// Categoria is a course category (API document table 2.5).
 type Categoria struct {
 	ID     int64   `json:"id,omitempty"`
 	Nome   string  `json:"nome"`
 	Cursos []Curso `json:"cursos,omitempty"`
 }
 
-// Curso is a course (table 2.6). CategoriaIDs links it to categories in a
+// Curso is a course (API document table 2.6). CategoriaIDs links it to categories in a
 // request; Categorias lists them in a response.
 type Curso struct {
 	ID                     int64       `json:"id,omitempty"`

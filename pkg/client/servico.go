@@ -1,6 +1,6 @@
 package client
 
-// Servico is a service catalog entry of the search area (table 2.7). The
+// Servico is a service catalog entry of the search area (API document table 2.7). The
 // same struct is a request and a response body: members the service sets
 // (id, autor, timestamps, search_content, embedding) are left out of requests
 // when empty and ignored by the service when echoed back.

@@ -8,7 +8,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp"
 )
 
-// decisions is the dev-realm table of DECISIONS §2.
+// decisions is the dev-realm table of docs/decisions.md#realm-clients-and-scopes.
 var decisions = []struct {
 	client, secret, department string
 	scopes                     []string

@@ -15,7 +15,7 @@ import (
 	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
-// Gateway prefixes of the two areas (DECISIONS §1).
+// Gateway prefixes of the two areas (docs/decisions.md#ports-and-routes).
 const (
 	searchPrefix = "/search"
 	jobsPrefix   = "/go/v1"

@@ -22,7 +22,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp"
 )
 
-// The clients of the embedded development realm (DECISIONS §2).
+// The clients of the embedded development realm (docs/decisions.md#realm-clients-and-scopes).
 const (
 	CatalogAdmin = "catalog-admin"
 	JobsAdmin    = "jobs-admin"

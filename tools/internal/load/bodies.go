@@ -34,7 +34,7 @@ var (
 // pick returns the element of s that n selects.
 func pick(s []string, n uint64) string { return s[n%uint64(len(s))] }
 
-// servicoBody is a valid Servico (table 2.7), published every other time.
+// servicoBody is a valid Servico (API document table 2.7), published every other time.
 func servicoBody(_ *generator, name string, n uint64) map[string]any {
 	subject := pick(phrases, n)
 	return map[string]any{
@@ -51,7 +51,7 @@ func servicoBody(_ *generator, name string, n uint64) map[string]any {
 	}
 }
 
-// empregoBody is a valid open Emprego (table 2.1), referring to an
+// empregoBody is a valid open Emprego (API document table 2.1), referring to an
 // Escolaridade of the run when there is one.
 func empregoBody(g *generator, name string, n uint64) map[string]any {
 	minimum := 1500 + int(n%20)*100

@@ -11,5 +11,5 @@
 //
 // Run refuses to send anything to production or, unless told otherwise for
 // staging, anywhere but loopback (CheckTargets): the API document §1 forbids
-// load tests against production.
+// load tests against production (docs/decisions.md#environments).
 package load

@@ -9,7 +9,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp"
 )
 
-// The clients of the development realm the stack's devidp serves (DECISIONS §2).
+// The clients of the development realm the stack's devidp serves (docs/decisions.md#realm-clients-and-scopes).
 const (
 	CatalogAdmin = "catalog-admin"
 	JobsAdmin    = "jobs-admin"

@@ -15,7 +15,7 @@ import (
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
 
-// Scopes of the service (DECISIONS §2).
+// Scopes of the service (docs/decisions.md#realm-clients-and-scopes).
 const (
 	ScopeRead  = "jobs:read"
 	ScopeWrite = "jobs:write"

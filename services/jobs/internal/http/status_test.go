@@ -14,7 +14,7 @@ var reach = map[string][]string{
 	"ENCERRADO":  {"ENCERRADO"},
 }
 
-// allowed lists every change DECISIONS §6 permits; staying put is not a change.
+// allowed lists every change docs/decisions.md#job-postings-and-courses permits; staying put is not a change.
 var allowed = map[[2]string]bool{
 	{"CRIADO", "ABERTO"}: true, {"CRIADO", "ENCERRADO"}: true,
 	{"ABERTO", "EM_ANALISE"}: true, {"ABERTO", "ENCERRADO"}: true,

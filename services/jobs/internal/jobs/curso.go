@@ -11,7 +11,7 @@ import (
 // MaxCategorias bounds the categorias of one course.
 const MaxCategorias = 100
 
-// CursoFields are the writable members of a course (table 2.6). Optional
+// CursoFields are the writable members of a course (API document table 2.6). Optional
 // members are pointers: absent or null is stored as NULL.
 type CursoFields struct {
 	Title                  string       `json:"title"`

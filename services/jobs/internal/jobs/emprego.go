@@ -7,7 +7,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
-// EmpregoFields are the writable members of a job posting (table 2.1).
+// EmpregoFields are the writable members of a job posting (API document table 2.1).
 // Optional members are pointers: absent or null is stored as NULL.
 // Salaries are whole reais.
 type EmpregoFields struct {

@@ -1,7 +1,9 @@
 // Package jobs holds the domain of the jobs and courses service: job postings
 // (Emprego), companies, education levels, public bodies, course categories and
 // courses, the rules their fields obey, the status machine of a posting, and
-// the storage interfaces that internal/postgres implements.
+// the storage interfaces that internal/postgres implements. Table numbers in
+// comments are those of the municipal services API document, and the rules
+// it leaves open are in docs/decisions.md#job-postings-and-courses.
 package jobs
 
 import "context"

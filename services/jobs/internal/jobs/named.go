@@ -8,7 +8,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
-// Empresa is a company (table 2.2). Empregos is embedded in single-resource
+// Empresa is a company (API document table 2.2). Empregos is embedded in single-resource
 // responses and omitted in lists and nested objects.
 type Empresa struct {
 	ID       int64     `json:"id"`
@@ -16,7 +16,7 @@ type Empresa struct {
 	Empregos []Emprego `json:"empregos,omitzero"`
 }
 
-// Escolaridade is an education level (table 2.3); Nivel is unique, ignoring
+// Escolaridade is an education level (API document table 2.3); Nivel is unique, ignoring
 // case, in its UniqueName form.
 type Escolaridade struct {
 	ID       int64     `json:"id"`
@@ -24,7 +24,7 @@ type Escolaridade struct {
 	Empregos []Emprego `json:"empregos,omitzero"`
 }
 
-// Orgao is a public body (table 2.4).
+// Orgao is a public body (API document table 2.4).
 type Orgao struct {
 	ID       int64     `json:"id"`
 	Nome     string    `json:"nome"`
@@ -32,7 +32,7 @@ type Orgao struct {
 	Empregos []Emprego `json:"empregos,omitzero"`
 }
 
-// Categoria is a course category (table 2.5); Nome is unique, ignoring case,
+// Categoria is a course category (API document table 2.5); Nome is unique, ignoring case,
 // in its UniqueName form.
 type Categoria struct {
 	ID     int64   `json:"id"`

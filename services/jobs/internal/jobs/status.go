@@ -6,7 +6,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
-// The states of a posting (DECISIONS §6).
+// The states of a posting (docs/decisions.md#job-postings-and-courses).
 const (
 	StatusCriado    EmpregoStatus = "CRIADO"
 	StatusAberto    EmpregoStatus = "ABERTO"

@@ -6,7 +6,7 @@ import (
 )
 
 // SchemaReport lists the search-schema versions available for re-indexing and
-// the one in use (DECISIONS §5).
+// the one in use (docs/decisions.md#search-schema-versions).
 type SchemaReport struct {
 	CurrentVersion    string       `json:"current_version"`
 	AvailableVersions []string     `json:"available_versions"`

@@ -13,7 +13,7 @@ import (
 
 // Service runs the admin operations on the catalog: it validates entries,
 // builds and embeds their search documents for every version writes index
-// (DECISIONS §5) and stores everything through the Store.
+// (docs/decisions.md#search-catalog) and stores everything through the Store.
 type Service struct {
 	store    Store
 	schemas  *Registry

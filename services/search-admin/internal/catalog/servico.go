@@ -1,6 +1,8 @@
 // Package catalog holds the search catalog's domain: the Servico entry, its
 // validation, the search-schema registry, and the service that stores entries
 // with their search documents through the Store and Embedder interfaces.
+// "Table 2.7" in comments is the Servico table of the municipal services API
+// document; what it leaves open is in docs/decisions.md#search-catalog.
 package catalog
 
 // Status values of a Servico.
@@ -9,7 +11,7 @@ const (
 	StatusPublished = 1
 )
 
-// Limits of table 2.7, counted in characters (runes).
+// Limits of table 2.7 (API document), counted in characters (runes).
 const (
 	MaxNomeServico = 255
 	MaxResumo      = 350

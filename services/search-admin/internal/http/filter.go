@@ -10,7 +10,7 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// Paging of lists: per_page above the maximum is clamped (DECISIONS §6).
+// Paging of lists: per_page above the maximum is clamped (docs/decisions.md#search-catalog).
 const (
 	defaultPerPage = 20
 	maxPerPage     = 100

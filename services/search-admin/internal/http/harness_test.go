@@ -45,7 +45,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // adminAutor is the autor of entries written with catalog-admin's token: a
 // client-credentials token carries Keycloak's preferred_username
-// "service-account-<client>", which DECISIONS §2 ranks before the client id.
+// "service-account-<client>", which docs/decisions.md#search-catalog ranks before the client id.
 const adminAutor = "service-account-catalog-admin"
 
 // newApp starts the service on a fresh database with the hash provider.
@@ -211,7 +211,7 @@ func (r response) problem(t testing.TB) problemBody {
 	return p
 }
 
-// validServico returns a request body that satisfies table 2.7.
+// validServico returns a request body that satisfies table 2.7 of the API document.
 func validServico() map[string]any {
 	return map[string]any{
 		"nome_servico":       "Emissão de 2ª via do IPTU",

@@ -10,7 +10,7 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// Scopes of the search-admin API (DECISIONS §2).
+// Scopes of the search-admin API (docs/decisions.md#realm-clients-and-scopes).
 const (
 	ScopeServicesRead    = "search:services:read"
 	ScopeServicesWrite   = "search:services:write"

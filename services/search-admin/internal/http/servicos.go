@@ -11,7 +11,7 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// listResponse is the envelope of a list (DECISIONS §6).
+// listResponse is the envelope of a list (docs/decisions.md#search-catalog).
 type listResponse struct {
 	Data []catalog.Servico `json:"data"`
 	Meta listMeta          `json:"meta"`
