@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DecodeJSON reads the JSON object in r's body into dst, a pointer to a struct
@@ -18,15 +19,18 @@ import (
 //
 // Fatal problems come back as the error: a non-JSON content type (415), a body
 // over the limit set by http.MaxBytesReader (413), an empty or unparseable
-// body or one that is not an object (400). Member-level problems are recorded
-// in v so that the caller can add its own rules and report everything at once:
-// an unknown member is "unknown_field", a value of the wrong type
-// "invalid_type", a member whose name repeats in its object
-// "duplicate_member", one nested deeper than MaxDepth "max_depth", and a
+// body, one that is not UTF-8 (RFC 8259 §8.1) or not an object (400).
+// Member-level problems are recorded in v so that the caller can add its own
+// rules and report everything at once: an unknown member is "unknown_field",
+// a value of the wrong type "invalid_type", a member whose name repeats in its
+// object "duplicate_member", a string or name holding an unpaired UTF-16
+// surrogate escape ("\ud800", which decoders silently turn into U+FFFD)
+// "invalid_string", one nested deeper than MaxDepth "max_depth", and a
 // free-form member (map, interface, json.RawMessage) holding more than
-// MaxFreeFormItems members and items "max_items". Members named in ignore (read-only members of the response
-// that clients echo back) are accepted and dropped. JSON null leaves a member
-// at its zero value, so optional members are pointers.
+// MaxFreeFormItems members and items "max_items". Members named in ignore
+// (read-only members of the response that clients echo back) are accepted and
+// dropped. JSON null leaves a member at its zero value, so optional members
+// are pointers.
 func DecodeJSON(r *http.Request, dst any, v *Violations, ignore ...string) error {
 	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
 		return err
@@ -63,6 +67,9 @@ func DecodeBytes(data []byte, dst any, v *Violations, ignore ...string) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return Errorf(EMALFORMED, "the request body is empty")
+	}
+	if !utf8.Valid(data) {
+		return Errorf(EMALFORMED, "the request body is not valid UTF-8")
 	}
 	if !json.Valid(data) {
 		return Errorf(EMALFORMED, "the request body is not valid JSON")

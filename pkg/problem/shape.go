@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // Bounds on the shape of a JSON request body, beyond its size in bytes.
@@ -19,21 +20,28 @@ const (
 
 // checkShape records every member of data, a valid JSON object, whose name
 // repeats in its object ("duplicate_member": JSON parsers disagree on which
-// one wins, so neither is taken), and every top-level member that nests
+// one wins, so neither is taken), every string or name holding an unpaired
+// surrogate escape ("invalid_string"), and every top-level member that nests
 // deeper than MaxDepth ("max_depth").
 func checkShape(data []byte, v *Violations) {
 	var member string // the top-level member being walked
 	reported := map[string]bool{}
-	walkJSON(data, "", func(path string, depth int) {
-		if depth == 2 {
-			member = path
-		}
-		if depth > MaxDepth && !reported[member] {
-			reported[member] = true
-			v.Addf(member, "max_depth", "must not nest objects and arrays deeper than %d levels", MaxDepth-1)
-		}
-	}, func(path string) {
-		v.Add(path, "duplicate_member", "appears more than once in its object")
+	walkJSON(data, "", visitor{
+		value: func(path string, depth int) {
+			if depth == 2 {
+				member = path
+			}
+			if depth > MaxDepth && !reported[member] {
+				reported[member] = true
+				v.Addf(member, "max_depth", "must not nest objects and arrays deeper than %d levels", MaxDepth-1)
+			}
+		},
+		dup: func(path string) {
+			v.Add(path, "duplicate_member", "appears more than once in its object")
+		},
+		surrogate: func(path string) {
+			v.Add(path, "invalid_string", "holds an unpaired UTF-16 surrogate escape")
+		},
 	})
 }
 
@@ -41,12 +49,23 @@ func checkShape(data []byte, v *Violations) {
 // free-form member, holds more than MaxFreeFormItems members and items.
 func checkFreeForm(path string, raw []byte, v *Violations) bool {
 	values := 0
-	walkJSON(raw, path, func(string, int) { values++ }, nil)
+	walkJSON(raw, path, visitor{value: func(string, int) { values++ }})
 	if values-1 > MaxFreeFormItems {
 		v.Addf(path, "max_items", "must hold at most %d members and array items in all", MaxFreeFormItems)
 		return false
 	}
 	return true
+}
+
+// visitor is told about what walkJSON meets; unset functions are not called.
+type visitor struct {
+	// value is called for every value with its path and depth.
+	value func(path string, depth int)
+	// dup is called for every member whose name repeats in its object.
+	dup func(path string)
+	// surrogate is called for every string or member name with an
+	// unpaired surrogate escape, at the path of the value or member.
+	surrogate func(path string)
 }
 
 // frame is an object or array being walked.
@@ -58,18 +77,20 @@ type frame struct {
 	key   bool            // an object expects a member name or its end
 }
 
-// walkJSON calls value for every value in data, a valid JSON value, with
-// its path below base ("a.b[2]") and its depth (data itself is 1), and dup,
-// when set, for every member whose name repeats in its object.
-func walkJSON(data []byte, base string, value func(path string, depth int), dup func(path string)) {
+// walkJSON walks data, a valid JSON value in UTF-8, telling vis about every
+// value with its path below base ("a.b[2]") and its depth (data itself is 1).
+func walkJSON(data []byte, base string, vis visitor) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []*frame
 	for {
+		start := dec.InputOffset()
 		tok, err := dec.Token()
 		if err != nil { // io.EOF; data was checked to be valid JSON
 			return
 		}
+		str, isString := tok.(string)
+		unpaired := isString && vis.surrogate != nil && unpairedSurrogate(str, data[start:dec.InputOffset()])
 		path := base
 		if n := len(stack); n > 0 {
 			top := stack[n-1]
@@ -78,12 +99,14 @@ func walkJSON(data []byte, base string, value func(path string, depth int), dup 
 				stack = stack[:n-1]
 				continue
 			case top.key:
-				name, _ := tok.(string)
-				top.next, top.key = join(top.path, name), false
-				if top.names[name] && dup != nil {
-					dup(top.next)
+				top.next, top.key = join(top.path, str), false
+				if top.names[str] && vis.dup != nil {
+					vis.dup(top.next)
 				}
-				top.names[name] = true
+				top.names[str] = true
+				if unpaired {
+					vis.surrogate(top.next)
+				}
 				continue
 			case top.names != nil:
 				path, top.key = top.next, true
@@ -92,7 +115,12 @@ func walkJSON(data []byte, base string, value func(path string, depth int), dup 
 				top.index++
 			}
 		}
-		value(path, len(stack)+1)
+		if vis.value != nil {
+			vis.value(path, len(stack)+1)
+		}
+		if unpaired {
+			vis.surrogate(path)
+		}
 		switch tok {
 		case json.Delim('{'):
 			stack = append(stack, &frame{path: path, names: map[string]bool{}, key: true})
@@ -100,6 +128,18 @@ func walkJSON(data []byte, base string, value func(path string, depth int), dup 
 			stack = append(stack, &frame{path: path})
 		}
 	}
+}
+
+// unpairedSurrogate reports whether the decoded string s holds more U+FFFD
+// than its raw JSON text spells out, literally or as \ufffd: the others
+// came from surrogate escapes without their pair, which decoders replace.
+func unpairedSurrogate(s string, raw []byte) bool {
+	decoded := strings.Count(s, "\ufffd")
+	if decoded == 0 {
+		return false
+	}
+	spelt := bytes.Count(raw, []byte("\ufffd")) + bytes.Count(bytes.ToLower(raw), []byte(`\ufffd`))
+	return decoded > spelt
 }
 
 // join appends a member name to the path of its object.

@@ -2,6 +2,7 @@ package problem_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,5 +116,60 @@ func TestDecodeJSONBoundsFreeFormMembers(t *testing.T) {
 				t.Errorf("violations %v", got)
 			}
 		})
+	}
+}
+
+func TestDecodeJSONRefusesBrokenText(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"{\"nome_servico\":\"M\xffdio\"}", "{\"nome_servico\":\"a\xc0\xafb\"}", "{\"nome_servico\":\"a\xed\xa0\x80b\"}", "\xff\xfe{\x00}\x00"} {
+		t.Run(strconv.Quote(body)+" is not UTF-8: a 400", func(t *testing.T) {
+			t.Parallel()
+			var dst servico
+			var v problem.Violations
+			if err := problem.DecodeJSON(request(body, "application/json", 0), &dst, &v); !problem.Is(err, problem.EMALFORMED) {
+				t.Errorf("err = %v, want malformed", err)
+			}
+		})
+	}
+	tests := []struct{ name, body, field string }{
+		{"a lone high surrogate", `{"nome_servico":"a\ud800b"}`, "nome_servico"},
+		{"a lone low surrogate in an array", `{"orgao_gestor":["ok","\udc00"]}`, "orgao_gestor[1]"},
+		{"surrogates in the wrong order", `{"nome_servico":"\ude00\ud83d"}`, "nome_servico"},
+		{"a lone surrogate in a member name", `{"extra_fields":{"k\ud800":1}}`, "extra_fields.k\ufffd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is a 422 naming the member", func(t *testing.T) {
+			t.Parallel()
+			_, got := violations(t, tt.body)
+			if got[tt.field] != "invalid_string" {
+				t.Errorf("violations %v", got)
+			}
+		})
+	}
+	for _, body := range []string{`{"nome_servico":"Emoji \ud83d\ude00"}`, `{"nome_servico":"\ufffd literal \uFFFD and ` + "\ufffd" + `"}`} {
+		t.Run(body+" is kept", func(t *testing.T) {
+			t.Parallel()
+			if dst, got := violations(t, body); len(got) != 0 || dst.Nome == nil {
+				t.Errorf("violations %v", got)
+			}
+		})
+	}
+}
+
+func TestTheProblemListsAtMostMaxListedViolations(t *testing.T) {
+	t.Parallel()
+	members := make([]string, 60000)
+	for i := range members {
+		members[i] = `"u` + strconv.Itoa(i) + `":0`
+	}
+	var dst servico
+	var v problem.Violations
+	if err := problem.DecodeJSON(request(`{`+strings.Join(members, ",")+`}`, "application/json", 0), &dst, &v); err != nil {
+		t.Fatal(err)
+	}
+	var pe *problem.Error
+	if err := v.Err(); !errors.As(err, &pe) || len(pe.Fields) != problem.MaxListed || v.Len() != 60000 ||
+		pe.Detail != "the request has 60000 invalid fields; the first 100 are listed" {
+		t.Errorf("Len %d, err %v", v.Len(), err)
 	}
 }

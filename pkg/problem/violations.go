@@ -5,11 +5,16 @@ import (
 	"strings"
 )
 
+// MaxListed bounds the violations one 422 lists, so a body of 60,000
+// unknown members gets a small answer; the detail says how many there were.
+const MaxListed = 100
+
 // Violations collects every violated field rule of a request so that one 422
-// reports all of them at once.
+// reports all of them at once (the first MaxListed of them).
 type Violations struct {
-	list []FieldError
-	seen map[string]bool
+	list  []FieldError
+	seen  map[string]bool
+	count int
 }
 
 // Add records a violation of field.
@@ -22,7 +27,10 @@ func (v *Violations) Add(field, code, message string) {
 	for f := field; f != ""; f = parent(f) {
 		v.seen[f] = true
 	}
-	v.list = append(v.list, FieldError{Field: field, Code: code, Message: message})
+	v.count++
+	if len(v.list) < MaxListed {
+		v.list = append(v.list, FieldError{Field: field, Code: code, Message: message})
+	}
 }
 
 // Addf records a violation with a formatted message.
@@ -34,18 +42,22 @@ func (v *Violations) Addf(field, code, format string, args ...any) {
 // violation, so later rules can skip a member that was, say, of the wrong type.
 func (v *Violations) Has(field string) bool { return v.seen[field] }
 
-// Len returns the number of violations.
-func (v *Violations) Len() int { return len(v.list) }
+// Len returns the number of violations, listed or not.
+func (v *Violations) Len() int { return v.count }
 
-// List returns the violations recorded so far.
+// List returns the violations recorded so far, at most MaxListed.
 func (v *Violations) List() []FieldError { return v.list }
 
-// Err returns a 422 *Error listing every violation, or nil when there is none.
+// Err returns a 422 *Error listing the violations, or nil when there is none.
 func (v *Violations) Err() error {
-	if len(v.list) == 0 {
+	if v.count == 0 {
 		return nil
 	}
-	return &Error{Code: EINVALID, Detail: "the request has invalid fields", Fields: append([]FieldError(nil), v.list...)}
+	detail := "the request has invalid fields"
+	if v.count > len(v.list) {
+		detail = fmt.Sprintf("the request has %d invalid fields; the first %d are listed", v.count, len(v.list))
+	}
+	return &Error{Code: EINVALID, Detail: detail, Fields: append([]FieldError(nil), v.list...)}
 }
 
 // parent returns the enclosing member of a field path: "a.b[2]" → "a.b" → "a".
