@@ -55,9 +55,9 @@ func New(cfg Config, h http.Handler, logger *slog.Logger) *http.Server {
 // Run listens on srv.Addr and serves until ctx is done, then shuts down
 // gracefully, letting in-flight requests finish within shutdownTimeout.
 func Run(ctx context.Context, srv *http.Server, shutdownTimeout time.Duration, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", srv.Addr)
+	ln, err := Listen(srv.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", srv.Addr, err)
+		return err
 	}
 	return Serve(ctx, srv, ln, shutdownTimeout, logger)
 }

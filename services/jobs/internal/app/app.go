@@ -83,8 +83,8 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			{Name: "identity_provider", Critical: false, Probe: verifier.Ping},
 		},
 	})
-	if a.ln, err = net.Listen("tcp", cfg.HTTP.Addr); err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", cfg.HTTP.Addr, err)
+	if a.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -109,14 +109,5 @@ func (a *App) Run(ctx context.Context) error {
 
 // Close stops listening, if Run has not, and closes the database pool.
 func (a *App) Close() error {
-	var errs []error
-	if a.ln != nil {
-		if err := a.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-			errs = append(errs, fmt.Errorf("close listener: %w", err))
-		}
-	}
-	if a.db != nil {
-		errs = append(errs, pg.Close(a.db))
-	}
-	return errors.Join(errs...)
+	return errors.Join(server.CloseListener(a.ln), pg.Close(a.db))
 }

@@ -1,32 +1,39 @@
 // Command search-admin serves the search catalog administration API
 // (`search-admin` or `search-admin serve`) and applies its database
 // migrations (`search-admin migrate [-create-database]`).
+//
+// The service is put together by internal/app; this command only reads the
+// environment and calls it.
 package main
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
+	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/services/search-admin/internal/app"
 )
 
-func main() { program.Main("search-admin", realMain) }
+func main() {
+	program.Main("search-admin", func(ctx context.Context, args []string) error {
+		return realMain(ctx, args, envconfig.OsLookuper())
+	})
+}
 
-// realMain reads the configuration once and runs the subcommand in args.
-func realMain(ctx context.Context, args []string) error {
-	cfg, err := loadConfig(ctx)
+// realMain reads the configuration from env and runs the subcommand named in args.
+func realMain(ctx context.Context, args []string, env envconfig.Lookuper) error {
+	cfg, err := app.LoadConfig(ctx, env)
 	if err != nil {
 		return err
 	}
-	cmd := "serve"
-	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, cfg)
-	case "migrate":
-		return migrate(ctx, cfg, args)
-	}
-	return fmt.Errorf("unknown command %q (usage: search-admin [serve | migrate [-create-database]])", cmd)
+	cfg.Logger = server.DefaultLogger(cfg.Log)
+	return program.Commands(ctx, args, map[string]program.RunFunc{
+		"serve": func(ctx context.Context, _ []string) error { return program.Serve(ctx, app.New, cfg) },
+		"migrate": func(ctx context.Context, args []string) error {
+			return pg.MigrateCommand(ctx, cfg.DB, cfg.Logger, args, app.MigrationSets...)
+		},
+	})
 }

@@ -9,36 +9,36 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/sethvargo/go-envconfig"
 	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
-	"github.com/municipal-apis/platform/pkg/server"
+	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
-	apihttp "github.com/municipal-apis/platform/services/search-admin/internal/http"
 	"github.com/municipal-apis/platform/services/search-admin/internal/postgres"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
 
-// testApp is one running instance of the service on a database of its own.
+// testApp is one replica of the service, started by app.New as
+// cmd/search-admin starts it, with a pool of the test's own on its database.
 type testApp struct {
 	t       testing.TB
+	app     *searchadmin.App
 	handler http.Handler
 	db      *gorm.DB
 	store   *postgres.Store
 	idp     *devidptest.IdP
 	tokens  map[string]string
 
-	index     *catalog.VectorIndex
-	sync      *catalog.VectorSync
-	reindexer *catalog.Reindexer
+	index *catalog.VectorIndex
+	sync  *catalog.VectorSync
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -51,13 +51,13 @@ const adminAutor = "service-account-catalog-admin"
 // newApp starts the service on a fresh database with the hash provider.
 func newApp(t testing.TB) *testApp {
 	t.Helper()
-	return newAppOn(t, openDB(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)), devidptest.Start(t), embedding.Hash{})
+	return newAppOn(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t), embedding.Hash{})
 }
 
-// openDB opens a pool on dsn, closed when t ends.
+// openDB opens the test's own small pool on dsn, closed when t ends.
 func openDB(t testing.TB, dsn string) *gorm.DB {
 	t.Helper()
-	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 10, MaxIdleConns: 5, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
+	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 4, MaxIdleConns: 1, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
 	if err != nil {
 		t.Fatalf("open %s: %v", dsn, err)
 	}
@@ -65,65 +65,72 @@ func openDB(t testing.TB, dsn string) *gorm.DB {
 	return db
 }
 
-// testConfig holds the tunables tests use: short leases and polls so
-// takeovers happen within a test, quick index rechecks.
-var testConfig = struct {
-	search  catalog.SearchConfig
-	sync    catalog.VectorSyncConfig
-	reindex catalog.ReindexConfig
-}{
-	search:  catalog.SearchConfig{MinSimilarity: 0.2, Candidates: 200},
-	sync:    catalog.VectorSyncConfig{Recheck: 500 * time.Millisecond, MaxTargeted: 500},
-	reindex: catalog.ReindexConfig{LeaseTTL: 1500 * time.Millisecond, Poll: 100 * time.Millisecond, BatchSize: 250, RetryDelay: 100 * time.Millisecond},
+// indexRecheck is the vector sync's fingerprint recheck period in tests.
+const indexRecheck = 500 * time.Millisecond
+
+// testEnv is the environment of a replica in tests: short leases and polls
+// so takeovers happen within a test, quick index rechecks.
+func testEnv(dsn string, idp *devidptest.IdP) map[string]string {
+	return map[string]string{
+		"HTTP_ADDR":                   "127.0.0.1:0",
+		"DATABASE_URL":                dsn,
+		"DATABASE_MAX_OPEN_CONNS":     "10",
+		"DATABASE_MAX_IDLE_CONNS":     "5",
+		"DATABASE_CONN_MAX_LIFETIME":  "1m",
+		"DATABASE_CONN_MAX_IDLE_TIME": "1m",
+		"OIDC_ISSUER_URL":             idp.Issuer(),
+		"SEARCH_INDEX_RECHECK":        indexRecheck.String(),
+		"REINDEX_LEASE_TTL":           "1500ms",
+		"REINDEX_POLL_INTERVAL":       "100ms",
+		"REINDEX_BATCH_SIZE":          "250",
+		"REINDEX_RETRY_DELAY":         "100ms",
+	}
 }
 
-// newAppOn wires the service the way serve does, on db, trusting idp and
-// embedding with emb; its vector sync and re-index runner run until t ends.
-func newAppOn(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedder) *testApp {
+// newAppOn starts a replica on the database dsn, trusting idp and
+// embedding with emb; it runs, background work included, until t ends.
+func newAppOn(t testing.TB, dsn string, idp *devidptest.IdP, emb catalog.Embedder, adjust ...func(*searchadmin.Config)) *testApp {
 	t.Helper()
-	app := wireApp(t, db, idp, emb, "replica-"+t.Name())
+	app := wireApp(t, dsn, idp, emb, "replica-"+t.Name(), adjust...)
 	app.runBackground(context.Background())
 	return app
 }
 
-// wireApp builds an instance without starting its background loops.
-func wireApp(t testing.TB, db *gorm.DB, idp *devidptest.IdP, emb catalog.Embedder, holder string) *testApp {
+// wireApp builds a replica named holder without running it: its handler
+// answers, its background work waits for runBackground.
+func wireApp(t testing.TB, dsn string, idp *devidptest.IdP, emb catalog.Embedder, holder string, adjust ...func(*searchadmin.Config)) *testApp {
 	t.Helper()
-	store, schemas := postgres.New(db), catalog.DefaultRegistry()
-	index := catalog.NewVectorIndex()
-	vsync := catalog.NewVectorSync(index, store, schemas, testConfig.sync, quiet)
-	if err := vsync.LoadAll(context.Background()); err != nil {
-		t.Fatalf("load vectors: %v", err)
-	}
-	reindexer := catalog.NewReindexer(store, schemas, emb, testConfig.reindex, holder, quiet)
-	keys, err := idempotency.New(db, idempotency.Config{}, quiet)
+	cfg, err := searchadmin.LoadConfig(context.Background(), envconfig.MapLookuper(testEnv(dsn, idp)))
 	if err != nil {
-		t.Fatalf("idempotency keys: %v", err)
+		t.Fatal(err)
 	}
-	engine := server.NewGin()
-	apihttp.Routes(engine, apihttp.API{
-		Catalog:   catalog.NewService(store, schemas, emb, quiet),
-		Search:    catalog.NewSearcher(store, index, vsync, schemas, emb, testConfig.search, quiet),
-		Reindexer: reindexer, Verifier: idp.Verifier(t), Idempotency: keys.Middleware(),
-	})
-	h := server.Handler(server.Options{Logger: quiet, Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: 1 << 20})
-	app := &testApp{t: t, handler: h, db: db, store: store, idp: idp, tokens: map[string]string{},
-		index: index, sync: vsync, reindexer: reindexer}
+	cfg.Logger, cfg.Embedder, cfg.LeaseHolder = quiet, emb, holder
+	for _, f := range adjust {
+		f(&cfg)
+	}
+	a, err := searchadmin.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start search-admin: %v", err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	db := openDB(t, dsn)
+	app := &testApp{t: t, app: a, handler: a.Handler(), db: db, store: postgres.New(db), idp: idp, tokens: map[string]string{},
+		index: a.VectorIndex(), sync: a.VectorSync()}
 	for _, client := range []string{"catalog-admin", "reader", "jobs-admin"} {
 		app.tokens[client] = idp.Token(t, client)
 	}
 	return app
 }
 
-// runBackground runs the vector sync and the re-index runner until parent
-// is done or the test ends, and returns a function that stops them and
-// waits until they have (as a dying replica would).
+// runBackground runs the replica (its server, re-embed worker, vector sync,
+// re-indexing runner and key sweeper) until parent is done or the test
+// ends, and returns a function that stops it and waits until it has (as a
+// dying replica would).
 func (a *testApp) runBackground(parent context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(parent)
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = a.sync.Run(ctx) })
-	wg.Go(func() { _ = a.reindexer.Run(ctx) })
-	stop = func() { cancel(); wg.Wait() }
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.app.Run(ctx) }()
+	stop = func() { cancel(); <-done }
 	a.t.Cleanup(stop)
 	return stop
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
@@ -42,18 +43,10 @@ func flakyProvider(t *testing.T, down *atomic.Bool) catalog.Embedder {
 	return p
 }
 
-// startWorker runs a fast re-embed worker for app until the returned stop is called.
-func startWorker(t *testing.T, app *testApp, emb catalog.Embedder) (stop func()) {
-	t.Helper()
-	cfg := catalog.ReembedConfig{Interval: 20 * time.Millisecond, Batch: 8, Lease: 5 * time.Second,
+// fastReembed makes a replica's re-embed worker poll and retry within milliseconds.
+func fastReembed(cfg *searchadmin.Config) {
+	cfg.Reembed = catalog.ReembedConfig{Interval: 20 * time.Millisecond, Batch: 8, Lease: 5 * time.Second,
 		BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond}
-	w := catalog.NewReembedder(app.store, catalog.DefaultRegistry(), emb, cfg, quiet)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Run(ctx) }()
-	stop = func() { cancel(); <-done }
-	t.Cleanup(stop)
-	return stop
 }
 
 // eventually polls cond until it holds, failing the test after timeout.
@@ -80,12 +73,11 @@ func TestAProviderOutageLosesNoWrite(t *testing.T) {
 	var down atomic.Bool
 	down.Store(true)
 	emb := flakyProvider(t, &down)
-	app := newAppOn(t, openDB(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)), devidptest.Start(t), emb)
+	app := newAppOn(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t), emb, fastReembed)
 	sv := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
 	if sv.EmbeddingStatus != catalog.EmbeddingPending || sv.Embedding != nil || sv.SearchContent == "" {
 		t.Fatalf("create during the outage: status %q, %d dimensions, content %q", sv.EmbeddingStatus, len(sv.Embedding), sv.SearchContent)
 	}
-	startWorker(t, app, emb)
 	eventually(t, 10*time.Second, "the worker has failed at least twice", func() bool { n, _ := attempts(app, sv.ID); return n >= 2 })
 	down.Store(false)
 	path := "/api/v1/admin/services/" + sv.ID
@@ -106,9 +98,9 @@ func TestPendingEmbeddingsSurviveARestart(t *testing.T) {
 	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
 	idp := devidptest.Start(t)
 
-	first := newAppOn(t, openDB(t, dsn), idp, emb)
+	first := wireApp(t, dsn, idp, emb, "replica-first", fastReembed)
+	stopFirst := first.runBackground(context.Background())
 	sv := first.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
-	stopFirst := startWorker(t, first, emb)
 	eventually(t, 10*time.Second, "the first instance's worker has failed", func() bool { n, _ := attempts(first, sv.ID); return n >= 1 })
 	stopFirst()
 	down.Store(false)
@@ -116,8 +108,7 @@ func TestPendingEmbeddingsSurviveARestart(t *testing.T) {
 		t.Fatal("the document completed before the restart")
 	}
 
-	second := newAppOn(t, openDB(t, dsn), idp, emb)
-	startWorker(t, second, emb)
+	second := newAppOn(t, dsn, idp, emb, fastReembed)
 	eventually(t, 10*time.Second, "the restarted instance completes the embedding", func() bool {
 		_, pending := attempts(second, sv.ID)
 		return !pending

@@ -126,8 +126,8 @@ func (s slowEmbedder) Embed(ctx context.Context, text string, dims int) ([]float
 func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.T) {
 	t.Parallel()
 	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
-	first := wireApp(t, openDB(t, dsn), idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a")
-	second := wireApp(t, openDB(t, dsn), idp, embedding.Hash{}, "replica-b")
+	first := wireApp(t, dsn, idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a")
+	second := wireApp(t, dsn, idp, embedding.Hash{}, "replica-b")
 	stopFirst := first.runBackground(context.Background())
 	seedServicos(t, first, 2000)
 	if resp := first.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusAccepted {

@@ -15,8 +15,8 @@ import (
 func TestReplicasConvergeEvenWhenANotificationIsLost(t *testing.T) {
 	t.Parallel()
 	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
-	writer := newAppOn(t, openDB(t, dsn), idp, embedding.Hash{})
-	reader := newAppOn(t, openDB(t, dsn), idp, embedding.Hash{})
+	writer := newAppOn(t, dsn, idp, embedding.Hash{})
+	reader := newAppOn(t, dsn, idp, embedding.Hash{})
 
 	created := writer.publish(t, map[string]any{"nome_servico": "Castração de gatos"})
 	reader.waitForVectors(t, 1)
@@ -28,8 +28,8 @@ func TestReplicasConvergeEvenWhenANotificationIsLost(t *testing.T) {
 	writer.db.Exec("ALTER TABLE servicos ENABLE TRIGGER servicos_notify")
 	start := time.Now()
 	reader.waitForVectors(t, 0)
-	if waited := time.Since(start); waited > 3*testConfig.sync.Recheck {
-		t.Errorf("the lost change took %v to arrive, recheck period %v", waited, testConfig.sync.Recheck)
+	if waited := time.Since(start); waited > 3*indexRecheck {
+		t.Errorf("the lost change took %v to arrive, recheck period %v", waited, indexRecheck)
 	}
 
 	writer.do(http.MethodPost, "/api/v1/admin/services/"+created.ID+"/publish", "catalog-admin", nil).servico(t, http.StatusOK)

@@ -1,4 +1,4 @@
-package main
+package app_test
 
 import (
 	"context"
@@ -6,16 +6,18 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/services/search-admin/internal/app"
 )
 
 func TestConfigDefaults(t *testing.T) {
 	t.Parallel()
-	cfg, err := loadConfigFrom(context.Background(), envconfig.MapLookuper(nil))
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.HTTP.Addr != ":8081" || cfg.Database.URL != "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable" {
-		t.Errorf("addr %q, database %q", cfg.HTTP.Addr, cfg.Database.URL)
+	if cfg.HTTP.Addr != ":8081" || cfg.DB.URL != "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable" {
+		t.Errorf("addr %q, database %q", cfg.HTTP.Addr, cfg.DB.URL)
 	}
 	if cfg.Embedding.Provider != "hash" || cfg.Embedding.Timeout != 10*time.Second || cfg.Reembed.Batch != 16 || cfg.OIDC.Audience != "api-gateway" {
 		t.Errorf("embedding %+v, reembed %+v, oidc %+v", cfg.Embedding, cfg.Reembed, cfg.OIDC)
@@ -28,7 +30,7 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigReadsTheEnvironment(t *testing.T) {
 	t.Parallel()
-	cfg, err := loadConfigFrom(context.Background(), envconfig.MapLookuper(map[string]string{
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR": "127.0.0.1:9999", "EMBEDDING_PROVIDER": "openai", "EMBEDDING_WORKER_INTERVAL": "250ms",
 	}))
 	if err != nil {
@@ -42,25 +44,18 @@ func TestConfigReadsTheEnvironment(t *testing.T) {
 func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
 	t.Parallel()
 	tests := map[string]map[string]string{
-		"a zero worker batch is refused":               {"EMBEDDING_WORKER_BATCH": "0"},
-		"a backoff cap below its base is refused":      {"EMBEDDING_BACKOFF_BASE": "1m", "EMBEDDING_BACKOFF_MAX": "1s"},
-		"a duration that does not parse is refused":    {"EMBEDDING_TIMEOUT": "soon"},
-		"a non-positive body limit is refused":         {"HTTP_MAX_BODY_BYTES": "0"},
-		"a zero re-index batch is refused":             {"REINDEX_BATCH_SIZE": "0"},
-		"a similarity above one is refused":            {"SEARCH_MIN_SIMILARITY": "1.5"},
-		"a zero index recheck period is refused":       {"SEARCH_INDEX_RECHECK": "0s"},
-		"an unknown subcommand is refused by realMain": nil,
+		"a zero worker batch is refused":            {"EMBEDDING_WORKER_BATCH": "0"},
+		"a backoff cap below its base is refused":   {"EMBEDDING_BACKOFF_BASE": "1m", "EMBEDDING_BACKOFF_MAX": "1s"},
+		"a duration that does not parse is refused": {"EMBEDDING_TIMEOUT": "soon"},
+		"a non-positive body limit is refused":      {"HTTP_MAX_BODY_BYTES": "0"},
+		"a zero re-index batch is refused":          {"REINDEX_BATCH_SIZE": "0"},
+		"a similarity above one is refused":         {"SEARCH_MIN_SIMILARITY": "1.5"},
+		"a zero index recheck period is refused":    {"SEARCH_INDEX_RECHECK": "0s"},
 	}
 	for name, env := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if env == nil {
-				if err := realMain(context.Background(), []string{"frobnicate"}); err == nil {
-					t.Error("realMain accepted an unknown command")
-				}
-				return
-			}
-			if _, err := loadConfigFrom(context.Background(), envconfig.MapLookuper(env)); err == nil {
+			if _, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(env)); err == nil {
 				t.Error("configuration accepted")
 			}
 		})

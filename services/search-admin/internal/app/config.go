@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/sethvargo/go-envconfig"
+
+	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/program"
+	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
+)
+
+// Defaults of the shared variables whose default differs per program.
+var Defaults = map[string]string{
+	"HTTP_ADDR":    ":8081",
+	"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable",
+}
+
+// Config is every setting of search-admin, read once from the environment.
+type Config struct {
+	HTTP      server.Config
+	DB        pg.Config
+	Log       server.LogConfig
+	OIDC      OIDCConfig
+	Embedding embedding.Config
+	Reembed   catalog.ReembedConfig
+	Search    catalog.SearchConfig
+	Index     catalog.VectorSyncConfig
+	Reindex   catalog.ReindexConfig
+	// Idempotency sets how long POST answers are replayed for a repeated Idempotency-Key.
+	Idempotency idempotency.Config
+
+	// Logger, Embedder and LeaseHolder are not read from the environment.
+	// Logger receives the service's logs; nil means a logger of Log on
+	// standard error.
+	Logger *slog.Logger `env:",noinit"`
+	// Embedder computes the embeddings; nil means the provider Embedding selects.
+	Embedder catalog.Embedder
+	// LeaseHolder names this replica in re-indexing leases; empty means
+	// its host name and process id.
+	LeaseHolder string
+}
+
+// OIDCConfig locates the identity provider whose tokens are accepted.
+type OIDCConfig struct {
+	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
+	JWKSURL   string `env:"OIDC_JWKS_URL"`
+	Audience  string `env:"OIDC_AUDIENCE, default=api-gateway"`
+}
+
+// LoadConfig reads the configuration from l (the environment in
+// production), with the search-admin defaults, and validates it.
+func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
+	var cfg Config
+	err := program.LoadConfig(ctx, l, Defaults, &cfg)
+	return cfg, err
+}
+
+// Validate reports settings that cannot work.
+func (c Config) Validate() error {
+	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Reembed.Validate(),
+		c.Search.Validate(), c.Index.Validate(), c.Reindex.Validate(), c.Idempotency.Validate())
+}
