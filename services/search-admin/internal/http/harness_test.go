@@ -57,7 +57,7 @@ func newApp(t testing.TB) *testApp {
 // openDB opens the test's own small pool on dsn, closed when t ends.
 func openDB(t testing.TB, dsn string) *gorm.DB {
 	t.Helper()
-	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 4, MaxIdleConns: 1, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
+	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 2, MaxIdleConns: 1, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
 	if err != nil {
 		t.Fatalf("open %s: %v", dsn, err)
 	}
