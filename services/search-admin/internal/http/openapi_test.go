@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -124,5 +126,53 @@ func validateRequest(t *testing.T, route *routers.Route, params map[string]strin
 	})
 	if err != nil {
 		t.Errorf("an accepted request does not match the document: %v", err)
+	}
+}
+
+// TestTheDocumentSaysWhatACallerMeets checks what the response tests cannot
+// reach: the gateway prefix of the servers, every scope of the service in
+// the security scheme, and the answers of the idempotent POSTs and of a
+// database outage.
+func TestTheDocumentSaysWhatACallerMeets(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi3.NewLoader().LoadFromData(apihttp.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("the first server is the gateway's /search prefix", func(t *testing.T) {
+		if len(doc.Servers) == 0 || !strings.HasSuffix(doc.Servers[0].URL, ":8080/search") {
+			t.Errorf("servers %v, want the gateway's /search first", doc.Servers)
+		}
+	})
+	scopes := []string{apihttp.ScopeServicesRead, apihttp.ScopeServicesWrite, apihttp.ScopeMigrationsRead, apihttp.ScopeMigrationsWrite, apihttp.ScopeSearch}
+	t.Run("the security scheme names every scope", func(t *testing.T) {
+		desc := doc.Components.SecuritySchemes["bearer"].Value.Description
+		for _, s := range scopes {
+			if !strings.Contains(desc, s) {
+				t.Errorf("the bearer scheme does not name %s: %q", s, desc)
+			}
+		}
+	})
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			t.Run(method+" "+path+" declares its scope, 503 and, when idempotent, 409", func(t *testing.T) {
+				if op.Security == nil || len(*op.Security) != 1 {
+					t.Fatalf("security %v, want one requirement", op.Security)
+				}
+				for _, need := range (*op.Security)[0] {
+					for _, s := range need {
+						if !slices.Contains(scopes, s) {
+							t.Errorf("scope %s is not a scope of the service", s)
+						}
+					}
+				}
+				if op.Responses.Status(http.StatusServiceUnavailable) == nil {
+					t.Error("no 503")
+				}
+				if op.Parameters.GetByInAndName("header", "Idempotency-Key") != nil && op.Responses.Status(http.StatusConflict) == nil {
+					t.Error("accepts an Idempotency-Key but declares no 409")
+				}
+			})
+		}
 	}
 }
