@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -23,6 +24,9 @@ type Config struct {
 	ConnMaxLifetime time.Duration `env:"DATABASE_CONN_MAX_LIFETIME, default=30m"`
 	ConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME, default=5m"`
 	SlowQuery       time.Duration `env:"DATABASE_SLOW_QUERY, default=500ms"`
+	// DeadPeer bounds how long a half-open connection or a stopped client
+	// can go unnoticed.
+	DeadPeer DeadPeer
 }
 
 // Validate reports a configuration that cannot work.
@@ -36,11 +40,15 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Open connects with the pool settings of cfg and pings the server.
-// Associations are never saved implicitly: a nested object in a request must
-// not create or change related rows.
+// Open connects with the pool and dead-peer settings of cfg and pings the
+// server. Associations are never saved implicitly: a nested object in a
+// request must not create or change related rows.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
-	db, err := gorm.Open(postgres.New(postgres.Config{DSN: cfg.URL}), &gorm.Config{
+	cc, err := connConfig(cfg.URL, cfg.DeadPeer)
+	if err != nil {
+		return nil, err
+	}
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*cc)}), &gorm.Config{
 		Logger:                 slowLogger(log, cfg.SlowQuery),
 		FullSaveAssociations:   false,
 		SkipDefaultTransaction: true,
