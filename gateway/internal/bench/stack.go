@@ -21,7 +21,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/app"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp"
 )
@@ -150,7 +150,7 @@ func fetchToken(ctx context.Context, idp *devidp.Server) (string, error) {
 // Limits are set far above what the run can send, so every request is counted
 // in Redis and none is refused.
 func (s *stack) startGateway(ctx context.Context, v *auth.Verifier, redisURL, limits string) (string, error) {
-	cfg, err := gateway.LoadConfig(ctx, envconfig.MapLookuper(map[string]string{
+	cfg, err := app.LoadConfig(ctx, envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR":                 "127.0.0.1:0",
 		"ROUTES":                    "/go/v1=" + s.upstream,
 		"REDIS_URL":                 redisURL,
@@ -162,19 +162,16 @@ func (s *stack) startGateway(ctx context.Context, v *auth.Verifier, redisURL, li
 	if err != nil {
 		return "", err
 	}
-	app, err := gateway.New(cfg, v, quiet())
+	cfg.Logger, cfg.Verifier = quiet(), v
+	gw, err := app.New(ctx, cfg)
 	if err != nil {
 		return "", err
 	}
-	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
-	if err != nil {
-		return "", fmt.Errorf("listen: %w", err)
-	}
 	gctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- app.Serve(gctx, ln) }()
-	s.stops = append(s.stops, func() error { cancel(); return errors.Join(<-done, app.Close()) })
-	return "http://" + ln.Addr().String(), nil
+	go func() { done <- gw.Run(gctx) }()
+	s.stops = append(s.stops, func() error { cancel(); return errors.Join(<-done, gw.Close()) })
+	return "http://" + gw.Addr(), nil
 }
 
 // close stops every server of the stack.

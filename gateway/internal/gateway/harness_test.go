@@ -19,7 +19,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/app"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
@@ -123,7 +123,8 @@ func withAuth(f func(*auth.Config)) option {
 var quietRedis sync.Once
 
 // start runs a gateway configured through the same environment variables as
-// production, on a loopback port, and stops it gracefully when t ends.
+// production and started by app.New as cmd/gateway starts it, on a loopback
+// port, and stops it gracefully when t ends.
 func start(t testing.TB, opts ...option) *harness {
 	t.Helper()
 	quietRedis.Do(func() { ratelimit.LogRedisTo(slog.New(slog.DiscardHandler)) })
@@ -140,35 +141,30 @@ func start(t testing.TB, opts ...option) *harness {
 	for _, o := range opts {
 		o(env, &ac)
 	}
-	cfg, err := gateway.LoadConfig(context.Background(), envconfig.MapLookuper(env))
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(env))
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(h.logs, nil))
+	cfg.Logger = slog.New(slog.NewJSONHandler(h.logs, nil))
 	if _, ok := t.(*testing.B); ok {
-		logger = slog.New(slog.DiscardHandler) // a growing log would make the benchmark measure the GC
+		cfg.Logger = slog.New(slog.DiscardHandler) // a growing log would make the benchmark measure the GC
 	}
-	verifier, err := auth.NewVerifier(ac)
+	if cfg.Verifier, err = auth.NewVerifier(ac); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := app.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := gateway.New(cfg, verifier, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.base = "http://" + ln.Addr().String()
+	h.base = "http://" + gw.Addr()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- app.Serve(ctx, ln) }()
+	go func() { served <- gw.Run(ctx) }()
 	var once sync.Once
 	h.stop = func() (err error) {
 		once.Do(func() {
 			cancel()
-			err = errors.Join(<-served, app.Close())
+			err = errors.Join(<-served, gw.Close())
 		})
 		return err
 	}

@@ -1,4 +1,4 @@
-package gateway_test
+package app_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/app"
 )
 
 func TestLoadConfigDefaults(t *testing.T) {
 	t.Parallel()
-	cfg, err := gateway.LoadConfig(context.Background(), envconfig.MapLookuper(nil))
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestLoadConfigRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused at start", func(t *testing.T) {
 			t.Parallel()
-			if _, err := gateway.LoadConfig(context.Background(), envconfig.MapLookuper(tt.env)); err == nil {
+			if _, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(tt.env)); err == nil {
 				t.Fatal("LoadConfig succeeded")
 			}
 		})

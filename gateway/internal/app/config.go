@@ -1,7 +1,4 @@
-// Package gateway is the platform's front door: it authenticates every
-// routed request, applies the rate limits, and proxies it to the upstream
-// that owns its path prefix.
-package gateway
+package app
 
 import (
 	"context"
@@ -17,11 +14,12 @@ import (
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/gateway/internal/route"
 	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
-// DefaultAddr is the gateway's listen address when HTTP_ADDR is unset.
-const DefaultAddr = ":8080"
+// Defaults of the shared variables whose default differs per program.
+var Defaults = map[string]string{"HTTP_ADDR": ":8080"}
 
 // Config is the whole configuration of the gateway, read from the environment.
 type Config struct {
@@ -32,6 +30,14 @@ type Config struct {
 	Upstream       proxy.Config
 	RateLimit      RateLimitConfig
 	TrustedProxies clientip.Trusted `env:"TRUSTED_PROXIES"`
+
+	// Logger and Verifier are not read from the environment.
+	// Logger receives the gateway's logs; nil means a logger of Log on
+	// standard error.
+	Logger *slog.Logger `env:",noinit"`
+	// Verifier checks the access tokens; nil means one for the identity
+	// provider OIDC names.
+	Verifier *auth.Verifier `env:",noinit"`
 }
 
 // OIDCConfig names the identity provider whose access tokens are accepted.
@@ -59,19 +65,11 @@ type RateLimitConfig struct {
 }
 
 // LoadConfig reads the configuration from l (the environment in
-// production), fills in the gateway's listen address and validates it.
+// production), with the gateway's defaults, and validates it.
 func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
-	var c Config
-	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: &c, Lookuper: l}); err != nil {
-		return Config{}, fmt.Errorf("read configuration: %w", err)
-	}
-	if c.HTTP.Addr == "" {
-		c.HTTP.Addr = DefaultAddr
-	}
-	if err := c.Validate(); err != nil {
-		return Config{}, fmt.Errorf("invalid configuration: %w", err)
-	}
-	return c, nil
+	var cfg Config
+	err := program.LoadConfig(ctx, l, Defaults, &cfg)
+	return cfg, err
 }
 
 // Validate reports a configuration that cannot work.

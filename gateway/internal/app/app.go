@@ -1,0 +1,146 @@
+// Package app puts the gateway together: its Config, read from the
+// environment, and New, which builds the token verifier, the upstream
+// proxies and the Redis-backed rate limits and wires them into the
+// gateway's handler. cmd/gateway and the gateway's tests start it the same
+// way, through New.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/proxy"
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/version"
+)
+
+// App is a wired gateway listening on its address: its full handler and
+// the Redis watcher behind its limits.
+type App struct {
+	cfg     Config
+	logger  *slog.Logger
+	handler http.Handler
+	redis   *redis.Client    // nil when rate limiting is off
+	store   *ratelimit.Store // nil when rate limiting is off
+	ln      net.Listener
+}
+
+// New wires a gateway from cfg and listens on cfg.HTTP.Addr; nothing is
+// served until Run. It contacts neither Redis nor the identity provider:
+// both may come up later.
+func New(_ context.Context, cfg Config) (*App, error) {
+	a := &App{cfg: cfg, logger: cfg.Logger}
+	if a.logger == nil {
+		a.logger = server.NewLogger(os.Stderr, cfg.Log)
+	}
+	verifier := cfg.Verifier
+	if verifier == nil {
+		var err error
+		if verifier, err = auth.NewVerifier(cfg.OIDC.VerifierConfig(a.logger)); err != nil {
+			return nil, fmt.Errorf("configure token verification: %w", err)
+		}
+	}
+	metrics := server.NewMetrics()
+	upstreamMetrics, err := proxy.NewMetrics(metrics.Registry)
+	if err != nil {
+		return nil, err
+	}
+	checks := []server.Check{{Name: "jwks", Critical: true, Probe: verifier.Ping}}
+	var limits *ratelimit.Limits
+	if cfg.RateLimit.Enabled {
+		if limits, err = a.newLimits(metrics); err != nil {
+			return nil, err
+		}
+		checks = append(checks, server.Check{Name: "redis", Probe: a.store.Ping})
+	}
+	h := gateway.New(gateway.Options{
+		Routes:         cfg.Routes,
+		Upstream:       cfg.Upstream,
+		Metrics:        upstreamMetrics,
+		Verifier:       verifier,
+		TokenCacheSize: cfg.OIDC.CacheSize,
+		Limits:         limits,
+		TrustedProxies: cfg.TrustedProxies,
+		MaxBodyBytes:   cfg.HTTP.MaxBodyBytes,
+		Logger:         a.logger,
+	})
+	a.handler = server.Handler(server.Options{
+		Logger:  a.logger,
+		Metrics: metrics,
+		Checks:  checks,
+		App:     h,
+		// The handler applies the body limit itself, after the rate-limit
+		// headers are set, so that a 413 carries them too.
+		MaxBodyBytes: math.MaxInt64,
+	})
+	if a.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
+		return nil, errors.Join(err, a.Close())
+	}
+	return a, nil
+}
+
+// newLimits opens the Redis client and the fallback store of the limits.
+func (a *App) newLimits(metrics *server.Metrics) (*ratelimit.Limits, error) {
+	rl := a.cfg.RateLimit
+	rates, err := rl.Rates()
+	if err != nil {
+		return nil, err
+	}
+	m, err := ratelimit.NewMetrics(metrics.Registry)
+	if err != nil {
+		return nil, err
+	}
+	if a.redis, err = ratelimit.NewRedisClient(rl.RedisURL, rl.RedisTimeout); err != nil {
+		return nil, err
+	}
+	a.store = ratelimit.NewStore(a.redis, rl.KeyPrefix, a.logger, m)
+	return ratelimit.New(a.store, rates, m), nil
+}
+
+// Addr is the address the gateway listens on (the port chosen when
+// HTTP_ADDR asked for port 0).
+func (a *App) Addr() string { return a.ln.Addr().String() }
+
+// Handler returns the gateway's handler: probes, metrics and the proxy.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Run watches Redis and serves until ctx is done, then drains in-flight
+// requests within the shutdown timeout.
+func (a *App) Run(ctx context.Context) error {
+	a.logger.InfoContext(ctx, "gateway starting", "version", version.Version, "addr", a.Addr(),
+		"routes", a.cfg.Routes.String(), "rate_limits", a.cfg.RateLimit.Enabled)
+	if a.store != nil {
+		a.store.Probe(ctx, a.cfg.RateLimit.RedisTimeout)
+		watchCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			a.store.Watch(watchCtx, a.cfg.RateLimit.ProbeInterval, a.cfg.RateLimit.RedisTimeout)
+		}()
+		defer func() { stop(); <-done }()
+	}
+	srv := server.New(a.cfg.HTTP, a.handler, a.logger)
+	return server.Serve(ctx, srv, a.ln, a.cfg.HTTP.ShutdownTimeout, a.logger)
+}
+
+// Close stops listening, if Run has not, and releases the Redis client.
+func (a *App) Close() error {
+	err := server.CloseListener(a.ln)
+	if a.redis != nil {
+		if cerr := a.redis.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close redis client: %w", cerr))
+		}
+	}
+	return err
+}

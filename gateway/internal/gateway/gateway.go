@@ -1,0 +1,47 @@
+// Package gateway is the platform's front door: it authenticates every
+// routed request, applies the rate limits, and proxies it to the upstream
+// that owns its path prefix. internal/app builds it from the configuration.
+package gateway
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/municipal-apis/platform/gateway/internal/clientip"
+	"github.com/municipal-apis/platform/gateway/internal/proxy"
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/gateway/internal/route"
+	"github.com/municipal-apis/platform/pkg/auth"
+)
+
+// Options are what the gateway's handler is made of.
+type Options struct {
+	Routes   route.Table
+	Upstream proxy.Config   // transport and timeouts of every upstream
+	Metrics  *proxy.Metrics // of the upstream calls
+	Verifier *auth.Verifier
+	// TokenCacheSize bounds how many verified tokens are remembered until
+	// they expire; 0 verifies every request's signature.
+	TokenCacheSize int
+	Limits         *ratelimit.Limits // nil when rate limiting is off
+	TrustedProxies clientip.Trusted
+	MaxBodyBytes   int64
+	Logger         *slog.Logger
+}
+
+// New returns the handler of every request that is not a probe: admit
+// (limits and token), then route, then proxy.
+func New(o Options) http.Handler {
+	h := &handler{
+		routes:    o.Routes,
+		upstreams: make(map[string]*proxy.Upstream, len(o.Routes)),
+		tokens:    newTokenCache(o.Verifier, o.TokenCacheSize),
+		limits:    o.Limits,
+		trusted:   o.TrustedProxies,
+		maxBody:   o.MaxBodyBytes,
+	}
+	for _, rt := range o.Routes {
+		h.upstreams[rt.Prefix] = proxy.New(rt, o.Upstream, o.Metrics, o.Logger)
+	}
+	return h
+}
