@@ -32,33 +32,41 @@ type Emprego struct {
 	UpdatedAt             time.Time     `json:"updated_at,omitzero"`
 }
 
-// Empresa is a company (API document table 2.2).
+// Empresa is a company (API document table 2.2). A single-resource answer
+// holds its first 100 Empregos and EmpregosTotal, how many there are; the
+// list of empregos filtered by empresa_id pages through all of them. The
+// reverse arrays of Escolaridade, Orgao and Categoria are bounded alike.
 type Empresa struct {
-	ID       int64     `json:"id,omitempty"`
-	Nome     string    `json:"nome"`
-	Empregos []Emprego `json:"empregos,omitempty"`
+	ID            int64     `json:"id,omitempty"`
+	Nome          string    `json:"nome"`
+	Empregos      []Emprego `json:"empregos,omitempty"`
+	EmpregosTotal int64     `json:"empregos_total,omitempty"`
 }
 
 // Escolaridade is an education level (API document table 2.3).
 type Escolaridade struct {
-	ID       int64     `json:"id,omitempty"`
-	Nivel    string    `json:"nivel"`
-	Empregos []Emprego `json:"empregos,omitempty"`
+	ID            int64     `json:"id,omitempty"`
+	Nivel         string    `json:"nivel"`
+	Empregos      []Emprego `json:"empregos,omitempty"`
+	EmpregosTotal int64     `json:"empregos_total,omitempty"`
 }
 
 // Orgao is a public body (API document table 2.4).
 type Orgao struct {
-	ID       int64     `json:"id,omitempty"`
-	Nome     string    `json:"nome"`
-	Cursos   []Curso   `json:"cursos,omitempty"`
-	Empregos []Emprego `json:"empregos,omitempty"`
+	ID            int64     `json:"id,omitempty"`
+	Nome          string    `json:"nome"`
+	Cursos        []Curso   `json:"cursos,omitempty"`
+	CursosTotal   int64     `json:"cursos_total,omitempty"`
+	Empregos      []Emprego `json:"empregos,omitempty"`
+	EmpregosTotal int64     `json:"empregos_total,omitempty"`
 }
 
 // Categoria is a course category (API document table 2.5).
 type Categoria struct {
-	ID     int64   `json:"id,omitempty"`
-	Nome   string  `json:"nome"`
-	Cursos []Curso `json:"cursos,omitempty"`
+	ID          int64   `json:"id,omitempty"`
+	Nome        string  `json:"nome"`
+	Cursos      []Curso `json:"cursos,omitempty"`
+	CursosTotal int64   `json:"cursos_total,omitempty"`
 }
 
 // Curso is a course (API document table 2.6). CategoriaIDs links it to categories in a

@@ -76,27 +76,41 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 		filter: cursoFilter, id: func(c *jobs.Curso) int64 { return c.ID },
 	}.register(api, g)
 
-	named(api, g, "empresas", "empresa", []string{"id", "empregos"}, false, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID })
-	named(api, g, "orgaos", "orgao", []string{"id", "empregos", "cursos"}, false, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID })
-	named(api, g, "categorias", "categoria", []string{"id", "cursos"}, true, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID })
+	empregosOf := func(filter string) related { return related{member: "empregos", list: "empregos", filter: filter} }
+	cursosOf := func(filter string) related { return related{member: "cursos", list: "cursos", filter: filter} }
+	named(api, g, "empresas", "empresa", false, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID }, empregosOf("empresa_id"))
+	named(api, g, "orgaos", "orgao", false, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID }, empregosOf("orgao_id"), cursosOf("orgao_id"))
+	named(api, g, "categorias", "categoria", true, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID }, cursosOf("categoria_id"))
+	escolaridade := []related{empregosOf("escolaridade_id")}
 	resource[jobs.EscolaridadeInput, jobs.Escolaridade, jobs.NameFilter]{
-		path: "escolaridades", name: "escolaridade", readOnly: []string{"id", "empregos"}, store: s.Escolaridades(),
-		validateNew: (*jobs.EscolaridadeInput).Validate, validate: (*jobs.EscolaridadeInput).Validate,
+		path: "escolaridades", name: "escolaridade", readOnly: readOnlyOf(escolaridade), related: escolaridade,
+		store: s.Escolaridades(), validateNew: (*jobs.EscolaridadeInput).Validate, validate: (*jobs.EscolaridadeInput).Validate,
 		filter: nameFilter("nivel", true), id: func(e *jobs.Escolaridade) int64 { return e.ID },
 	}.register(api, g)
 }
 
-// named registers a resource whose input is a NomeInput; a unique nome is
-// normalized before it is checked, stored or looked up.
-func named[Out any](api *gin.RouterGroup, g guards, path, name string, readOnly []string, unique bool,
-	store jobs.Resource[jobs.NomeInput, Out, jobs.NameFilter], id func(*Out) int64) {
+// named registers a resource whose input is a NomeInput, with its reverse
+// arrays; a unique nome is normalized before it is checked, stored or
+// looked up.
+func named[Out any](api *gin.RouterGroup, g guards, path, name string, unique bool,
+	store jobs.Resource[jobs.NomeInput, Out, jobs.NameFilter], id func(*Out) int64, rel ...related) {
 	validate := (*jobs.NomeInput).Validate
 	if unique {
 		validate = (*jobs.NomeInput).ValidateUnique
 	}
 	resource[jobs.NomeInput, Out, jobs.NameFilter]{
-		path: path, name: name, readOnly: readOnly, store: store,
+		path: path, name: name, readOnly: readOnlyOf(rel), related: rel, store: store,
 		validateNew: validate, validate: validate,
 		filter: nameFilter("nome", unique), id: id,
 	}.register(api, g)
+}
+
+// readOnlyOf lists the read-only members of a named resource: its id and
+// each reverse array with its total.
+func readOnlyOf(rel []related) []string {
+	out := []string{"id"}
+	for _, r := range rel {
+		out = append(out, r.member, r.member+"_total")
+	}
+	return out
 }

@@ -21,6 +21,24 @@ type resource[In, Out, F any] struct {
 	validate    func(*In, *problem.Violations) // rules of a replace
 	filter      func(*query) F                 // reads the list filter
 	id          func(*Out) int64
+	related     []related // reverse arrays of a single-resource answer
+}
+
+// related is a reverse array that single-resource answers embed (the
+// empregos of an empresa): they hold its first jobs.MaxEmbedded items and
+// its total, and a Link header names the list that pages through all of it.
+type related struct {
+	member string // the array member, and its total as member_total
+	list   string // the collection that lists the items
+	filter string // the list's parameter that selects this resource's items
+}
+
+// link sets a Link header (RFC 8288) per reverse array of the resource id.
+func (r resource[In, Out, F]) link(c *gin.Context, id int64) {
+	for _, rel := range r.related {
+		target := server.PublicPath(c.Request, Prefix+"/"+rel.list) + "?" + rel.filter + "=" + strconv.FormatInt(id, 10)
+		c.Writer.Header().Add("Link", "<"+target+`>; rel="related"; title="`+rel.member+`"`)
+	}
 }
 
 func (r resource[In, Out, F]) register(api *gin.RouterGroup, g guards) {
@@ -52,6 +70,7 @@ func (r resource[In, Out, F]) create(c *gin.Context) {
 	out, err := r.store.Create(c.Request.Context(), in)
 	if err == nil {
 		c.Header("Location", server.PublicPath(c.Request, Prefix+"/"+r.path+"/"+strconv.FormatInt(r.id(out), 10)))
+		r.link(c, r.id(out))
 	}
 	respond(c, http.StatusCreated, out, err)
 }
@@ -63,6 +82,9 @@ func (r resource[In, Out, F]) get(c *gin.Context) {
 		return
 	}
 	out, err := r.store.Get(c.Request.Context(), id)
+	if err == nil {
+		r.link(c, id)
+	}
 	respond(c, http.StatusOK, out, err)
 }
 
@@ -78,6 +100,9 @@ func (r resource[In, Out, F]) update(c *gin.Context) {
 		return
 	}
 	out, err := r.store.Update(c.Request.Context(), id, in)
+	if err == nil {
+		r.link(c, id)
+	}
 	respond(c, http.StatusOK, out, err)
 }
 

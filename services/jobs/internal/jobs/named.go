@@ -8,36 +8,43 @@ import (
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
-// Empresa is a company (API document table 2.2). Empregos is embedded in single-resource
-// responses and omitted in lists and nested objects.
+// Empresa is a company (API document table 2.2). Empregos, its first
+// MaxEmbedded postings, and EmpregosTotal, how many there are, are set in
+// single-resource responses and omitted in lists and nested objects; the
+// same holds for the reverse arrays of Escolaridade, Orgao and Categoria.
 type Empresa struct {
-	ID       int64     `json:"id"`
-	Nome     string    `json:"nome"`
-	Empregos []Emprego `json:"empregos,omitzero"`
+	ID            int64     `json:"id"`
+	Nome          string    `json:"nome"`
+	Empregos      []Emprego `json:"empregos,omitzero"`
+	EmpregosTotal *int64    `json:"empregos_total,omitempty"`
 }
 
 // Escolaridade is an education level (API document table 2.3); Nivel is unique, ignoring
 // case, in its UniqueName form.
 type Escolaridade struct {
-	ID       int64     `json:"id"`
-	Nivel    string    `json:"nivel"`
-	Empregos []Emprego `json:"empregos,omitzero"`
+	ID            int64     `json:"id"`
+	Nivel         string    `json:"nivel"`
+	Empregos      []Emprego `json:"empregos,omitzero"`
+	EmpregosTotal *int64    `json:"empregos_total,omitempty"`
 }
 
 // Orgao is a public body (API document table 2.4).
 type Orgao struct {
-	ID       int64     `json:"id"`
-	Nome     string    `json:"nome"`
-	Cursos   []Curso   `json:"cursos,omitzero"`
-	Empregos []Emprego `json:"empregos,omitzero"`
+	ID            int64     `json:"id"`
+	Nome          string    `json:"nome"`
+	Cursos        []Curso   `json:"cursos,omitzero"`
+	CursosTotal   *int64    `json:"cursos_total,omitempty"`
+	Empregos      []Emprego `json:"empregos,omitzero"`
+	EmpregosTotal *int64    `json:"empregos_total,omitempty"`
 }
 
 // Categoria is a course category (API document table 2.5); Nome is unique, ignoring case,
 // in its UniqueName form.
 type Categoria struct {
-	ID     int64   `json:"id"`
-	Nome   string  `json:"nome"`
-	Cursos []Curso `json:"cursos,omitzero"`
+	ID          int64   `json:"id"`
+	Nome        string  `json:"nome"`
+	Cursos      []Curso `json:"cursos,omitzero"`
+	CursosTotal *int64  `json:"cursos_total,omitempty"`
 }
 
 // Named is the input of a resource whose only writable member is its name.

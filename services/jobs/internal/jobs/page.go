@@ -35,3 +35,9 @@ func NewList[T any](items []T, p Page, total int64) *List[T] {
 	}
 	return &List[T]{Data: items, Meta: Meta{Page: p.Number, PerPage: p.PerPage, Total: total}}
 }
+
+// MaxEmbedded bounds each reverse array of a single-resource answer (the
+// empregos of an Empresa, say): it embeds the first MaxEmbedded items by id,
+// says how many there are in all, and links the list that pages through
+// them, so an answer costs the same whatever the number of rows.
+const MaxEmbedded = 100
