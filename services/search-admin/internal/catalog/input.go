@@ -124,9 +124,13 @@ func (c checker) optional(field string, p *string) *string {
 }
 
 // list trims the items of a string array and drops blank ones; a required
-// array must keep at least one item.
+// array must keep at least one item, and none may hold more than MaxListItems.
 func (c checker) list(field string, items []string, required bool) []string {
 	if c.v.Has(field) {
+		return nil
+	}
+	if len(items) > MaxListItems {
+		c.v.Addf(field, "max_items", "must hold at most %d items", MaxListItems)
 		return nil
 	}
 	if items == nil && !required {

@@ -17,6 +17,11 @@ const (
 	MaxResumo      = 350
 )
 
+// MaxListItems bounds each string array of a Servico (orgao_gestor,
+// canais_digitais, ...): every answer that holds the Servico, search hits
+// and list pages included, embeds its arrays whole.
+const MaxListItems = 100
+
 // Embedding states reported in a Servico response.
 const (
 	EmbeddingReady   = "ready"
