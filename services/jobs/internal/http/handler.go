@@ -78,9 +78,26 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 
 	empregosOf := func(filter string) related { return related{member: "empregos", list: "empregos", filter: filter} }
 	cursosOf := func(filter string) related { return related{member: "cursos", list: "cursos", filter: filter} }
-	named(api, g, "empresas", "empresa", false, s.Empresas(), func(e *jobs.Empresa) int64 { return e.ID }, empregosOf("empresa_id"))
-	named(api, g, "orgaos", "orgao", false, s.Orgaos(), func(o *jobs.Orgao) int64 { return o.ID }, empregosOf("orgao_id"), cursosOf("orgao_id"))
-	named(api, g, "categorias", "categoria", true, s.Categorias(), func(c *jobs.Categoria) int64 { return c.ID }, cursosOf("categoria_id"))
+	empresa := []related{empregosOf("empresa_id")}
+	resource[jobs.NomeInput, jobs.Empresa, jobs.NameFilter]{
+		path: "empresas", name: "empresa", readOnly: readOnlyOf(empresa), related: empresa,
+		store: s.Empresas(), validateNew: (*jobs.NomeInput).Validate, validate: (*jobs.NomeInput).Validate,
+		filter: nameFilter("nome", false), id: func(e *jobs.Empresa) int64 { return e.ID },
+	}.register(api, g)
+	orgao := []related{empregosOf("orgao_id"), cursosOf("orgao_id")}
+	resource[jobs.NomeInput, jobs.Orgao, jobs.NameFilter]{
+		path: "orgaos", name: "orgao", readOnly: readOnlyOf(orgao), related: orgao,
+		store: s.Orgaos(), validateNew: (*jobs.NomeInput).Validate, validate: (*jobs.NomeInput).Validate,
+		filter: nameFilter("nome", false), id: func(o *jobs.Orgao) int64 { return o.ID },
+	}.register(api, g)
+	// A categoria's nome is unique: it is normalized before it is checked,
+	// stored or looked up.
+	categoria := []related{cursosOf("categoria_id")}
+	resource[jobs.NomeInput, jobs.Categoria, jobs.NameFilter]{
+		path: "categorias", name: "categoria", readOnly: readOnlyOf(categoria), related: categoria,
+		store: s.Categorias(), validateNew: (*jobs.NomeInput).ValidateUnique, validate: (*jobs.NomeInput).ValidateUnique,
+		filter: nameFilter("nome", true), id: func(c *jobs.Categoria) int64 { return c.ID },
+	}.register(api, g)
 	escolaridade := []related{empregosOf("escolaridade_id")}
 	resource[jobs.EscolaridadeInput, jobs.Escolaridade, jobs.NameFilter]{
 		path: "escolaridades", name: "escolaridade", readOnly: readOnlyOf(escolaridade), related: escolaridade,
@@ -89,24 +106,8 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 	}.register(api, g)
 }
 
-// named registers a resource whose input is a NomeInput, with its reverse
-// arrays; a unique nome is normalized before it is checked, stored or
-// looked up.
-func named[Out any](api *gin.RouterGroup, g guards, path, name string, unique bool,
-	store jobs.Resource[jobs.NomeInput, Out, jobs.NameFilter], id func(*Out) int64, rel ...related) {
-	validate := (*jobs.NomeInput).Validate
-	if unique {
-		validate = (*jobs.NomeInput).ValidateUnique
-	}
-	resource[jobs.NomeInput, Out, jobs.NameFilter]{
-		path: path, name: name, readOnly: readOnlyOf(rel), related: rel, store: store,
-		validateNew: validate, validate: validate,
-		filter: nameFilter("nome", unique), id: id,
-	}.register(api, g)
-}
-
-// readOnlyOf lists the read-only members of a named resource: its id and
-// each reverse array with its total.
+// readOnlyOf lists the read-only members of a resource whose only writable
+// member is its name: its id and each reverse array with its total.
 func readOnlyOf(rel []related) []string {
 	out := []string{"id"}
 	for _, r := range rel {

@@ -47,12 +47,6 @@ type Categoria struct {
 	CursosTotal *int64  `json:"cursos_total,omitempty"`
 }
 
-// Named is the input of a resource whose only writable member is its name.
-type Named interface {
-	// Name returns the name the client sent.
-	Name() string
-}
-
 // NomeInput is the body of a create or replace of an Empresa, Orgao or Categoria.
 type NomeInput struct {
 	Nome string `json:"nome"`

@@ -10,26 +10,25 @@ import (
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
 
-// named stores a resource whose only writable member is its name. build
-// turns a row into the resource; reverse loads its reverse arrays, which
-// single-resource responses embed and lists omit.
-type named[In any, PIn interface {
-	*In
-	jobs.Named
-}, Out any] struct {
+// named stores a resource whose only writable member is its name: In is
+// the request body, Out the resource answered. name reads the name of an
+// In; build turns a row into the resource; reverse loads its reverse
+// arrays, which single-resource responses embed and lists omit.
+type named[In, Out any] struct {
 	db      *gorm.DB
 	t       table
+	name    func(*In) string
 	build   func(r nameRow) Out
 	reverse func(tx *gorm.DB, out *Out) error
 }
 
 // Create inserts a row and returns it with its (empty) reverse arrays.
-func (n named[In, PIn, Out]) Create(ctx context.Context, in *In) (*Out, error) {
+func (n named[In, Out]) Create(ctx context.Context, in *In) (*Out, error) {
 	var out Out
 	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
 		var r nameRow
 		err := tx.Raw("INSERT INTO ? (?) VALUES (?) RETURNING id, ? AS name",
-			n.table(), n.col(), PIn(in).Name(), n.col()).Scan(&r).Error
+			n.table(), n.col(), n.name(in), n.col()).Scan(&r).Error
 		if err != nil {
 			return err
 		}
@@ -39,7 +38,7 @@ func (n named[In, PIn, Out]) Create(ctx context.Context, in *In) (*Out, error) {
 }
 
 // Get returns the row with id and its reverse arrays.
-func (n named[In, PIn, Out]) Get(ctx context.Context, id int64) (*Out, error) {
+func (n named[In, Out]) Get(ctx context.Context, id int64) (*Out, error) {
 	var out Out
 	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
 		r, err := n.take(tx, id)
@@ -52,7 +51,7 @@ func (n named[In, PIn, Out]) Get(ctx context.Context, id int64) (*Out, error) {
 }
 
 // List returns a page of rows in id order, without reverse arrays.
-func (n named[In, PIn, Out]) List(ctx context.Context, f jobs.NameFilter, p jobs.Page) (*jobs.List[Out], error) {
+func (n named[In, Out]) List(ctx context.Context, f jobs.NameFilter, p jobs.Page) (*jobs.List[Out], error) {
 	where := func(tx *gorm.DB) *gorm.DB {
 		q := tx.Table(n.t.name)
 		if f.Name != nil {
@@ -79,23 +78,23 @@ func (n named[In, PIn, Out]) List(ctx context.Context, f jobs.NameFilter, p jobs
 }
 
 // Update replaces the name of the row with id.
-func (n named[In, PIn, Out]) Update(ctx context.Context, id int64, in *In) (*Out, error) {
+func (n named[In, Out]) Update(ctx context.Context, id int64, in *In) (*Out, error) {
 	var out Out
 	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
-		res := tx.Table(n.t.name).Where("id = ?", id).Update(n.t.column, PIn(in).Name())
+		res := tx.Table(n.t.name).Where("id = ?", id).Update(n.t.column, n.name(in))
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected == 0 {
 			return notFound(n.t.resource, id)
 		}
-		return n.full(tx, nameRow{ID: id, Name: PIn(in).Name()}, &out)
+		return n.full(tx, nameRow{ID: id, Name: n.name(in)}, &out)
 	})
 	return orNil(&out, mapErr("update "+n.t.resource, err))
 }
 
 // Delete removes the row with id unless other rows still reference it.
-func (n named[In, PIn, Out]) Delete(ctx context.Context, id int64) error {
+func (n named[In, Out]) Delete(ctx context.Context, id int64) error {
 	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
 		if err := referenced(tx, n.t, id); err != nil {
 			return err
@@ -114,7 +113,7 @@ func (n named[In, PIn, Out]) Delete(ctx context.Context, id int64) error {
 	return mapErr("delete "+n.t.resource, err)
 }
 
-func (n named[In, PIn, Out]) take(tx *gorm.DB, id int64) (nameRow, error) {
+func (n named[In, Out]) take(tx *gorm.DB, id int64) (nameRow, error) {
 	var rows []nameRow
 	err := tx.Table(n.t.name).Select("id, ? AS name", n.col()).Where("id = ?", id).Limit(1).Scan(&rows).Error
 	if err != nil {
@@ -126,11 +125,11 @@ func (n named[In, PIn, Out]) take(tx *gorm.DB, id int64) (nameRow, error) {
 	return rows[0], nil
 }
 
-func (n named[In, PIn, Out]) table() clause.Table { return clause.Table{Name: n.t.name} }
-func (n named[In, PIn, Out]) col() clause.Column  { return clause.Column{Name: n.t.column} }
+func (n named[In, Out]) table() clause.Table { return clause.Table{Name: n.t.name} }
+func (n named[In, Out]) col() clause.Column  { return clause.Column{Name: n.t.column} }
 
 // full builds the resource of r with its reverse arrays into out.
-func (n named[In, PIn, Out]) full(tx *gorm.DB, r nameRow, out *Out) error {
+func (n named[In, Out]) full(tx *gorm.DB, r nameRow, out *Out) error {
 	*out = n.build(r)
 	return n.reverse(tx, out)
 }

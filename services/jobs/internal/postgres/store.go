@@ -31,22 +31,22 @@ func (s *Store) Empregos() jobs.EmpregoService { return empregos{db: s.db} }
 
 // Empresas stores companies.
 func (s *Store) Empresas() jobs.Resource[jobs.NomeInput, jobs.Empresa, jobs.NameFilter] {
-	return named[jobs.NomeInput, *jobs.NomeInput, jobs.Empresa]{db: s.db, t: empresasTable, build: empresa, reverse: empresaReverse}
+	return named[jobs.NomeInput, jobs.Empresa]{db: s.db, t: empresasTable, name: (*jobs.NomeInput).Name, build: empresa, reverse: empresaReverse}
 }
 
 // Escolaridades stores education levels.
 func (s *Store) Escolaridades() jobs.Resource[jobs.EscolaridadeInput, jobs.Escolaridade, jobs.NameFilter] {
-	return named[jobs.EscolaridadeInput, *jobs.EscolaridadeInput, jobs.Escolaridade]{db: s.db, t: escolaridadesTable, build: escolaridade, reverse: escolaridadeReverse}
+	return named[jobs.EscolaridadeInput, jobs.Escolaridade]{db: s.db, t: escolaridadesTable, name: (*jobs.EscolaridadeInput).Name, build: escolaridade, reverse: escolaridadeReverse}
 }
 
 // Orgaos stores public bodies.
 func (s *Store) Orgaos() jobs.Resource[jobs.NomeInput, jobs.Orgao, jobs.NameFilter] {
-	return named[jobs.NomeInput, *jobs.NomeInput, jobs.Orgao]{db: s.db, t: orgaosTable, build: orgao, reverse: orgaoReverse}
+	return named[jobs.NomeInput, jobs.Orgao]{db: s.db, t: orgaosTable, name: (*jobs.NomeInput).Name, build: orgao, reverse: orgaoReverse}
 }
 
 // Categorias stores course categories.
 func (s *Store) Categorias() jobs.Resource[jobs.NomeInput, jobs.Categoria, jobs.NameFilter] {
-	return named[jobs.NomeInput, *jobs.NomeInput, jobs.Categoria]{db: s.db, t: categoriasTable, build: categoria, reverse: categoriaReverse}
+	return named[jobs.NomeInput, jobs.Categoria]{db: s.db, t: categoriasTable, name: (*jobs.NomeInput).Name, build: categoria, reverse: categoriaReverse}
 }
 
 // Cursos stores courses.
