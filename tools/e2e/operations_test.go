@@ -68,8 +68,8 @@ func TestOperation1ListsTheSearchSchemaVersions(t *testing.T) {
 					t.Errorf("schema %s = %+v, want dimensions, fields and a model", sc.Version, sc)
 				}
 			}
-			if !slices.Equal(got.AvailableVersions, []string{"v1", "v2"}) || !slices.Equal(versions, got.AvailableVersions) || got.CurrentVersion != "v2" {
-				t.Errorf("report = %+v, want v1 and v2 in order with v2 current", got)
+			if !slices.Equal(got.AvailableVersions, []string{"v1", "v2", "v3"}) || !slices.Equal(versions, got.AvailableVersions) || got.CurrentVersion != "v3" {
+				t.Errorf("report = %+v, want v1, v2 and v3 in order with v3 current", got)
 			}
 			if !resp.RateLimit.Present || resp.RateLimit.Remaining >= resp.RateLimit.Limit {
 				t.Errorf("rate limit = %+v, want a counted request", resp.RateLimit)

@@ -66,9 +66,9 @@ func TestSchemasAndMigrationStatus(t *testing.T) {
 		want []string
 	}{
 		{"schemas shows a table marking the current version", []string{"schemas"},
-			[]string{"current version: v2", "VERSION CURRENT EMBEDDING_MODEL DIMENSIONS FIELDS DESCRIPTION", "v1 hash/ngram-fnv1a 256 nome_servico,resumo,tema_geral", "v2 * hash/ngram-fnv1a 384 nome_servico,"}},
+			[]string{"current version: v3", "VERSION CURRENT EMBEDDING_MODEL DIMENSIONS FIELDS DESCRIPTION", "v1 hash/ngram-fnv1a 256 nome_servico,resumo,tema_geral", "v3 * hash/ngram-fnv1a 384 nome_servico,"}},
 		{"schemas --json prints the API's document", []string{"schemas", "--json"}, []string{`"available_versions": [`, `"dimensions": 384`}},
-		{"migration status shows its members", []string{"migration", "status"}, []string{"current_version v2"}},
+		{"migration status shows its members", []string{"migration", "status"}, []string{"current_version v3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"slices"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
@@ -34,12 +36,24 @@ type KeywordQuery struct {
 	Limit, Offset int
 }
 
-// LexemeQuery asks for the lexemes of texts as the search documents of a
-// version store them.
+// LexemeQuery asks for the lexemes of texts as search documents store them.
 type LexemeQuery struct {
-	// StemAccents is the version's Schema.StemAccents.
+	Texts []LexemeText
+}
+
+// LexemeText is one text to fold into lexemes, one of two ways.
+type LexemeText struct {
+	Text string
+	// StemAccents stems the text as written and then folds the stems;
+	// otherwise the text is folded and then stemmed.
 	StemAccents bool
-	Texts       []string
+}
+
+// Lexemes are the lexemes of one LexemeText, and whether the folded text
+// is a word of the catalog's vocabulary (search_words).
+type Lexemes struct {
+	Lexemes []string
+	Known   bool
 }
 
 // CorrectionQuery asks for the known words that may replace query words no
@@ -66,14 +80,19 @@ type Correction struct {
 }
 
 // Typo correction: words shorter than correctionMinLength (in letters)
-// have too few trigrams to correct.
-const correctionMinLength = 4
+// have too few trigrams to correct. An incomplete last word shorter than
+// prefixMinLength matches too many words to be a prefix.
+const (
+	correctionMinLength = 4
+	prefixMinLength     = 3
+)
 
 // queryWord is one word of a search and the full-text term it became
 // (empty for a stop word).
 type queryWord struct {
-	text string
-	term Term
+	// text is the word folded; typed is the word as written, lowercase.
+	text, typed string
+	term        Term
 }
 
 // keywordRanking ranks the published Servicos for q by full text. Every
@@ -109,27 +128,55 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, q SearchQu
 }
 
 // queryWords splits text into at most maxTerms words and asks the store for
-// their lexemes; the last word also matches as a prefix.
+// their lexemes, both ways when the schema stems accents. The last word is
+// also a prefix while it is incomplete: text does not end after it, and it
+// is no word of the catalog's vocabulary.
 func (s *Searcher) queryWords(ctx context.Context, schema Schema, text string) ([]queryWord, error) {
-	tokens := textnorm.Words(text)
+	tokens := textnorm.Tokens(text)
 	if len(tokens) > maxTerms {
 		tokens = tokens[:maxTerms]
 	}
 	if len(tokens) == 0 {
 		return nil, nil
 	}
-	lexemes, err := s.store.Lexemes(ctx, LexemeQuery{StemAccents: schema.StemAccents, Texts: tokens})
+	words := make([]queryWord, len(tokens))
+	var lq LexemeQuery
+	for i, tok := range tokens {
+		words[i] = queryWord{text: textnorm.Fold(tok), typed: tok}
+		lq.Texts = append(lq.Texts, LexemeText{Text: words[i].text})
+		if schema.StemAccents {
+			lq.Texts = append(lq.Texts, LexemeText{Text: tok, StemAccents: true})
+		}
+	}
+	found, err := s.store.Lexemes(ctx, lq)
 	if err != nil {
 		return nil, err
 	}
-	words := make([]queryWord, len(tokens))
-	for i, tok := range tokens {
-		words[i].text = tok
-		if alt := alternative(lexemes[i], i == len(tokens)-1); len(alt) > 0 {
-			words[i].term = Term{alt}
+	per := len(lq.Texts) / len(words)
+	for i := range words {
+		folded := found[i*per]
+		prefix := i == len(words)-1 && !folded.Known && incomplete(text, words[i].text)
+		words[i].term = addAlternative(words[i].term, alternative(folded.Lexemes, prefix))
+		if per > 1 {
+			words[i].term = addAlternative(words[i].term, alternative(found[i*per+1].Lexemes, false))
 		}
 	}
 	return words, nil
+}
+
+// incomplete reports whether the last word, folded, may still be being
+// typed: nothing follows it in text and it is long enough to be a prefix.
+func incomplete(text, last string) bool {
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && utf8.RuneCountInString(last) >= prefixMinLength
+}
+
+// addAlternative adds alt to term unless it is empty or already there.
+func addAlternative(term Term, alt Alternative) Term {
+	if len(alt) == 0 || slices.ContainsFunc(term, func(a Alternative) bool { return slices.Equal(a, alt) }) {
+		return term
+	}
+	return append(term, alt)
 }
 
 // correct adds to each word that no document knows the known words nearest
@@ -155,10 +202,9 @@ func (s *Searcher) correct(ctx context.Context, schema Schema, words []queryWord
 		if c.Index < 0 || c.Index >= len(at) {
 			continue
 		}
-		if alt := alternative(c.Lexemes, false); len(alt) > 0 {
-			w := &words[at[c.Index]]
-			w.term = append(w.term, alt)
-			corrected = true
+		w := &words[at[c.Index]]
+		if next := addAlternative(w.term, alternative(c.Lexemes, false)); len(next) > len(w.term) {
+			w.term, corrected = next, true
 		}
 	}
 	return corrected, nil

@@ -50,11 +50,14 @@ type Document struct {
 	SchemaVersion string
 	Content       string
 	// Weighted holds the text of each tsvector weight, A to D.
-	Weighted  [4]string
-	Embedding []float32
-	Model     string
-	Pending   bool
-	LastError string
+	Weighted [4]string
+	// StemAccents is the schema's: the tsvector also holds the folded
+	// stems of Weighted as written.
+	StemAccents bool
+	Embedding   []float32
+	Model       string
+	Pending     bool
+	LastError   string
 }
 
 // fieldValues reads the text of each member a schema may index.
@@ -72,20 +75,24 @@ var fieldValues = map[string]func(*Servico) []string{
 // Document builds the search document of s: search_content joins the text of
 // every field on its own line, and Weighted groups it by tsvector weight.
 func (sc Schema) Document(s *Servico) Document {
-	doc := Document{SchemaVersion: sc.Version}
+	doc := Document{SchemaVersion: sc.Version, StemAccents: sc.StemAccents}
 	var lines []string
 	for _, f := range sc.Fields {
 		for _, text := range fieldValues[f.Name](s) {
 			text = strings.Join(strings.Fields(text), " ")
-			if sc.Fold {
-				text = textnorm.Fold(text)
-			}
 			if text == "" {
 				continue
 			}
+			weighted := text
+			if sc.Fold {
+				text = textnorm.Fold(text)
+			}
+			if !sc.StemAccents {
+				weighted = text
+			}
 			lines = append(lines, text)
 			i := slices.Index(weights, f.Weight)
-			doc.Weighted[i] = strings.TrimSpace(doc.Weighted[i] + "\n" + text)
+			doc.Weighted[i] = strings.TrimSpace(doc.Weighted[i] + "\n" + weighted)
 		}
 	}
 	doc.Content = strings.Join(lines, "\n")

@@ -62,7 +62,11 @@ func TestSchemaVersionsBuildDifferentDocuments(t *testing.T) {
 	if SchemaV1.Dimensions == SchemaV2.Dimensions {
 		t.Error("v1 and v2 use the same embedding dimension")
 	}
-	if got := DefaultRegistry().Versions(); !slices.Equal(got, []string{"v1", "v2"}) {
+	v3 := SchemaV3.Document(sv)
+	if v3.Content != v2.Content || v3.Weighted[0] != "Certidão Negativa" || !v3.StemAccents || v2.StemAccents {
+		t.Errorf("v3 document = %+v: want v2's folded content and the weighted text as written", v3)
+	}
+	if got := DefaultRegistry().Versions(); !slices.Equal(got, []string{"v1", "v2", "v3"}) {
 		t.Errorf("default versions = %q", got)
 	}
 }

@@ -32,9 +32,22 @@ var SchemaV2 = Schema{
 	Dimensions: 384,
 }
 
+// SchemaV3 indexes what v2 does and stems the words as written before
+// folding them, besides folding and then stemming, so that every inflection
+// of an accented word meets its stem ("vacinação", "vacinações" and
+// "vacina" share "vacin").
+var SchemaV3 = Schema{
+	Version:     "v3",
+	Description: "The fields, weights, folded search_content and 384-dimension embeddings of v2; the tsvector also holds the stems of the accented words, folded after stemming, so singular and plural of accented words meet.",
+	Fields:      SchemaV2.Fields,
+	Fold:        true,
+	StemAccents: true,
+	Dimensions:  384,
+}
+
 // DefaultRegistry returns the registry of every schema version of the service.
 func DefaultRegistry() *Registry {
-	r, err := NewRegistry(SchemaV1, SchemaV2)
+	r, err := NewRegistry(SchemaV1, SchemaV2, SchemaV3)
 	if err != nil {
 		panic("catalog: the built-in schemas are invalid: " + err.Error())
 	}

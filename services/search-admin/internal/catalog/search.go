@@ -21,6 +21,8 @@ const maxTerms = 16
 
 // SearchQuery is a validated public search request.
 type SearchQuery struct {
+	// Text is the query as sent, without leading space; a trailing space
+	// or punctuation completes its last word.
 	Text    string
 	Mode    string
 	Filter  SearchFilter
@@ -33,8 +35,8 @@ type SearchStore interface {
 	// CurrentVersion reads the search-schema version search uses now.
 	CurrentVersion(ctx context.Context) (string, error)
 	// Lexemes returns the lexemes of each of q.Texts as search documents
-	// store them, folded to letters and digits.
-	Lexemes(ctx context.Context, q LexemeQuery) ([][]string, error)
+	// store them, folded to letters and digits, in the order of q.Texts.
+	Lexemes(ctx context.Context, q LexemeQuery) ([]Lexemes, error)
 	// Corrections returns, for the words of q that no document of the
 	// version matches, the known words nearest to them.
 	Corrections(ctx context.Context, q CorrectionQuery) ([]Correction, error)

@@ -230,10 +230,10 @@ func TestSchemasReportTheVersionStoredNow(t *testing.T) {
 		}
 	}
 	read()
-	if report.CurrentVersion != "v2" || !slices.Equal(report.AvailableVersions, []string{"v1", "v2"}) || len(report.Schemas) != 2 {
+	if report.CurrentVersion != "v3" || !slices.Equal(report.AvailableVersions, []string{"v1", "v2", "v3"}) || len(report.Schemas) != 3 {
 		t.Fatalf("report %+v", report)
 	}
-	if report.Schemas[0].Dimensions != 256 || report.Schemas[1].Dimensions != 384 || report.Schemas[1].EmbeddingModel != "hash/ngram-fnv1a" {
+	if report.Schemas[0].Dimensions != 256 || report.Schemas[2].Dimensions != 384 || report.Schemas[2].EmbeddingModel != "hash/ngram-fnv1a" {
 		t.Errorf("schemas %+v", report.Schemas)
 	}
 	if err := app.db.Exec("UPDATE search_settings SET current_version = 'v1'").Error; err != nil {

@@ -82,11 +82,11 @@ func reciprocalRank(b *testing.B, body []byte, keyOf map[string]string, relevant
 }
 
 // BenchmarkReindex measures a full re-index of 10,000 Servicos with the
-// hash provider, alternating between v1 and v2, and reports services/s.
+// hash provider, alternating between v1 and v3, and reports services/s.
 func BenchmarkReindex(b *testing.B) {
 	app := newApp(b)
 	seedIndexed(b, app, benchCatalogSize)
-	versions := []string{"v1", "v2"}
+	versions := []string{"v1", "v3"}
 	i := 0
 	var total time.Duration
 	for b.Loop() {
@@ -100,7 +100,7 @@ func BenchmarkReindex(b *testing.B) {
 	b.ReportMetric(float64(i*benchCatalogSize)/total.Seconds(), "services/s")
 }
 
-// seedIndexed seeds n published Servicos and indexes them in v2 by running
+// seedIndexed seeds n published Servicos and indexes them in v3 by running
 // a re-index from v1, the real path of bulk indexing.
 func seedIndexed(b *testing.B, app *testApp, n int) {
 	b.Helper()
@@ -109,7 +109,7 @@ func seedIndexed(b *testing.B, app *testApp, n int) {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	if st := app.reindexAndWait(b, "v2"); st.CurrentVersion != "v2" {
+	if st := app.reindexAndWait(b, "v3"); st.CurrentVersion != "v3" {
 		b.Fatalf("seed re-index did not switch: %+v", st)
 	}
 	b.Logf("indexed %d servicos in %v", n, time.Since(start))

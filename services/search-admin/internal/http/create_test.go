@@ -173,8 +173,8 @@ func TestCreateAnswersTheWholeServico(t *testing.T) {
 	if sv.Autor != adminAutor || sv.CreatedAt == 0 || sv.CreatedAt != sv.LastUpdate || sv.Status != catalog.StatusDraft {
 		t.Errorf("server-set members wrong: autor %q created_at %d last_update %d status %d", sv.Autor, sv.CreatedAt, sv.LastUpdate, sv.Status)
 	}
-	if !strings.Contains(sv.SearchContent, "emissao de 2a via do iptu") || sv.SchemaVersion != "v2" {
-		t.Errorf("search_content %q of version %q is not the folded v2 text", sv.SearchContent, sv.SchemaVersion)
+	if !strings.Contains(sv.SearchContent, "emissao de 2a via do iptu") || sv.SchemaVersion != "v3" {
+		t.Errorf("search_content %q of version %q is not the folded v3 text", sv.SearchContent, sv.SchemaVersion)
 	}
 	if len(sv.Embedding) != catalog.SchemaV2.Dimensions || math.Abs(norm(sv.Embedding)-1) > 1e-5 || sv.EmbeddingStatus != catalog.EmbeddingReady {
 		t.Errorf("embedding has %d dimensions, norm %f, status %q", len(sv.Embedding), norm(sv.Embedding), sv.EmbeddingStatus)

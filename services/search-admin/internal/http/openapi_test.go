@@ -79,7 +79,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		{"migration status before any migration", http.MethodGet, "/api/v1/admin/migration/status", "reader", nil, 200},
 		{"migration dry run", http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1", "dry_run": true}, 200},
 		{"migration to an unknown version", http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v9"}, 422},
-		{"migration to the current version", http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v2"}, 409},
+		{"migration to the current version", http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v3"}, 409},
 		{"migration start", http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}, 202},
 		{"migration status", http.MethodGet, "/api/v1/admin/migration/status", "reader", nil, 200},
 		{"migration start by the read-only client", http.MethodPost, "/api/v1/admin/migration/start", "reader", map[string]any{"schema_version": "v1"}, 403},

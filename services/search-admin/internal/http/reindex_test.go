@@ -50,7 +50,7 @@ func TestReindexOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) {
 		}
 	}
 	st := app.waitForReindex(t, time.Minute)
-	if st.CurrentVersion != "v1" || st.Reindex.State != catalog.ReindexCompleted || st.PreviousVersion == nil || *st.PreviousVersion != "v2" {
+	if st.CurrentVersion != "v1" || st.Reindex.State != catalog.ReindexCompleted || st.PreviousVersion == nil || *st.PreviousVersion != "v3" {
 		t.Fatalf("after the re-index: current %s, previous %v, re-index %+v", st.CurrentVersion, st.PreviousVersion, st.Reindex)
 	}
 	if during == 0 || failures > 0 {
@@ -165,14 +165,14 @@ func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.
 func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
 	t.Parallel()
 	app := newApp(t)
-	// v2 indexes descricao_completa, v1 does not: the word only v2 finds.
+	// v3 indexes descricao_completa, v1 does not: the word only v3 finds.
 	app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{
 		"status": 1, "descricao_completa": "Atendimento com hidrômetro inteligente.",
 	})).servico(t, http.StatusCreated)
 	search := func(q string) catalog.SearchResult {
 		return app.searchPage(t, url.Values{"q": {q}, "mode": {"keyword"}})
 	}
-	if page := search("hidrometro"); page.Meta.SchemaVersion != "v2" || page.Meta.Total != 1 {
+	if page := search("hidrometro"); page.Meta.SchemaVersion != "v3" || page.Meta.Total != 1 {
 		t.Fatalf("before the re-index: %+v", page.Meta)
 	}
 	if st := app.reindexAndWait(t, "v1"); st.CurrentVersion != "v1" {
@@ -181,7 +181,7 @@ func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
 	if page := search("hidrometro"); page.Meta.SchemaVersion != "v1" || page.Meta.Total != 0 {
 		t.Fatalf("after the switch to v1: %+v", page.Meta)
 	}
-	// Written while v1 is current: v2 is the previous version and is kept fresh.
+	// Written while v1 is current: v3 is the previous version and is kept fresh.
 	app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{
 		"status": 1, "nome_servico": "Troca de medidor", "descricao_completa": "Novo hidrômetro digital.",
 	})).servico(t, http.StatusCreated)
@@ -196,13 +196,13 @@ func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
 		if mode == catalog.ModeSemantic {
 			want = min(page.Meta.Total, 2)
 		}
-		if page.Meta.SchemaVersion != "v2" || page.Meta.Total != want || len(page.Data) == 0 {
+		if page.Meta.SchemaVersion != "v3" || page.Meta.Total != want || len(page.Data) == 0 {
 			t.Errorf("%s right after the rollback: %+v", mode, page.Meta)
 		}
 	}
 	var st catalog.ReindexStatus
 	_ = json.Unmarshal(resp.Body, &st)
-	if st.CurrentVersion != "v2" || st.PreviousVersion != nil || st.Reindex.State != catalog.ReindexRolledBack {
+	if st.CurrentVersion != "v3" || st.PreviousVersion != nil || st.Reindex.State != catalog.ReindexRolledBack {
 		t.Errorf("status after rollback: %s", resp.Body)
 	}
 	if again := app.do(http.MethodPost, "/api/v1/admin/migration/rollback", "catalog-admin", nil); again.Status != http.StatusConflict {

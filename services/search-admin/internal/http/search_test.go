@@ -235,3 +235,30 @@ func TestSearchTextNeverBecomesQuerySyntax(t *testing.T) {
 		}
 	})
 }
+
+// TestLastWordIsAPrefixOnlyWhileIncomplete: a complete last word used as a
+// prefix ("mato", stem mat, as mat:*) matched "matrícula".
+func TestLastWordIsAPrefixOnlyWhileIncomplete(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Matrícula escolar", "resumo": "Vaga na rede municipal."})
+	app.publish(t, map[string]any{"nome_servico": "Denúncia de mato alto", "resumo": "Terreno com mato alto."})
+	tests := []struct {
+		name, q string
+		want    []string
+	}{
+		{"a known word is complete", "terreno com mato", []string{"Denúncia de mato alto"}},
+		{"an unknown last word being typed is a prefix", "matr", []string{"Matrícula escolar"}},
+		{"a word followed by a space is complete", "matr ", nil},
+		{"a last word of two letters is no prefix", "ma", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := names(app.searchPage(t, url.Values{"q": {tt.q}, "mode": {"keyword"}}))
+			if tt.want != nil && !slices.Equal(got, tt.want) || tt.want == nil && slices.Contains(got, "Matrícula escolar") {
+				t.Errorf("results for %q = %q, want %q", tt.q, got, tt.want)
+			}
+		})
+	}
+}

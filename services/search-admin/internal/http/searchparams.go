@@ -3,6 +3,7 @@ package http
 import (
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/municipal-apis/platform/pkg/problem"
@@ -30,8 +31,10 @@ func parseSearch(q url.Values) (catalog.SearchQuery, error) {
 		}
 	}
 	p := params{q: q, v: &v}
+	// Only leading space is trimmed: a space after the last word says
+	// that word is complete, so it is not matched as a prefix.
 	s := catalog.SearchQuery{
-		Text: strings.TrimSpace(p.text("q")),
+		Text: strings.TrimLeftFunc(p.text("q"), unicode.IsSpace),
 		Mode: p.text("mode"),
 		Filter: catalog.SearchFilter{
 			TemaGeral: p.text("tema_geral"), OrgaoGestor: p.text("orgao_gestor"),
@@ -42,9 +45,9 @@ func parseSearch(q url.Values) (catalog.SearchQuery, error) {
 	}
 	switch {
 	case v.Has("q"):
-	case s.Text == "":
+	case strings.TrimSpace(s.Text) == "":
 		v.Add("q", "required", "is required and must not be blank")
-	case utf8.RuneCountInString(s.Text) > maxQueryText:
+	case utf8.RuneCountInString(strings.TrimSpace(s.Text)) > maxQueryText:
 		v.Addf("q", "max_length", "must be at most %d characters", maxQueryText)
 	}
 	switch s.Mode {

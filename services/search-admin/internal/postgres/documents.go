@@ -9,16 +9,18 @@ import (
 )
 
 // upsertDocument writes one search document. The tsvector is built here,
-// per weight, with the Portuguese configuration over unaccented text; a
-// trigger copies the Servico's search filters onto it (migration 00006).
+// per weight, by search_document (migration 00008): Portuguese stems of the
+// folded text, and with stem_accents also the folded stems of the text as
+// written. A trigger copies the Servico's search filters onto it
+// (migration 00006).
 const upsertDocument = `
 INSERT INTO search_documents (servico_id, schema_version, search_content, document, embedding,
     embedding_model, embedding_pending, embed_attempts, next_attempt_at, last_error, updated_at)
 VALUES (@id, @version, @content,
-    setweight(to_tsvector('portuguese', search_unaccent(@a)), 'A') ||
-    setweight(to_tsvector('portuguese', search_unaccent(@b)), 'B') ||
-    setweight(to_tsvector('portuguese', search_unaccent(@c)), 'C') ||
-    setweight(to_tsvector('portuguese', search_unaccent(@d)), 'D'),
+    setweight(search_document(@a, @stem_accents), 'A') ||
+    setweight(search_document(@b, @stem_accents), 'B') ||
+    setweight(search_document(@c, @stem_accents), 'C') ||
+    setweight(search_document(@d, @stem_accents), 'D'),
     @embedding, @model, @pending, 0, CASE WHEN @pending THEN now() END, NULLIF(@error, ''), now())
 ON CONFLICT (servico_id, schema_version) DO UPDATE SET
     search_content = EXCLUDED.search_content, document = EXCLUDED.document,
@@ -34,7 +36,7 @@ func documentArgs(id string, d catalog.Document) map[string]any {
 	}
 	return map[string]any{
 		"id": id, "version": d.SchemaVersion, "content": d.Content,
-		"a": d.Weighted[0], "b": d.Weighted[1], "c": d.Weighted[2], "d": d.Weighted[3],
+		"stem_accents": d.StemAccents, "a": d.Weighted[0], "b": d.Weighted[1], "c": d.Weighted[2], "d": d.Weighted[3],
 		"embedding": emb, "model": d.Model, "pending": d.Pending, "error": d.LastError,
 	}
 }

@@ -47,10 +47,12 @@ type keywordRow struct {
 }
 
 // lexemes folds each text of a JSON array into the lexemes search documents
-// store (search_lexemes, migration 00007), as a JSON array per text.
+// store (search_lexemes, migration 00007), as a JSON array per text, and
+// tells whether the folded text is a word of search_words.
 const lexemes = `
-SELECT t.position, array_to_json(search_lexemes(t.text, @stem_accents))::text AS lexemes
-FROM jsonb_array_elements_text(CAST(@texts AS jsonb)) WITH ORDINALITY AS t(text, position)
+SELECT t.position, array_to_json(search_lexemes(t.v->>'text', (t.v->>'stem_accents')::boolean))::text AS lexemes,
+    EXISTS (SELECT 1 FROM search_words w WHERE w.word = search_unaccent(lower(t.v->>'text'))) AS known
+FROM jsonb_array_elements(CAST(@texts AS jsonb)) WITH ORDINALITY AS t(v, position)
 ORDER BY t.position`
 
 // corrections finds, for each query word whose term no search document of
@@ -93,26 +95,39 @@ type lexemeRow struct {
 	Position int
 	Word     string
 	Lexemes  string
+	Known    bool
+}
+
+// lexemeText is one element of the @texts parameter of lexemes.
+type lexemeText struct {
+	Text        string `json:"text"`
+	StemAccents bool   `json:"stem_accents"`
 }
 
 // Lexemes implements catalog.SearchStore.
-func (s *Store) Lexemes(ctx context.Context, q catalog.LexemeQuery) ([][]string, error) {
-	texts, err := json.Marshal(q.Texts)
+func (s *Store) Lexemes(ctx context.Context, q catalog.LexemeQuery) ([]catalog.Lexemes, error) {
+	texts := make([]lexemeText, len(q.Texts))
+	for i, t := range q.Texts {
+		texts[i] = lexemeText(t)
+	}
+	raw, err := json.Marshal(texts)
 	if err != nil {
 		return nil, fmt.Errorf("encode texts: %w", err)
 	}
 	var rows []lexemeRow
-	if err := s.db.WithContext(ctx).Raw(lexemes, map[string]any{"texts": string(texts), "stem_accents": q.StemAccents}).Scan(&rows).Error; err != nil {
+	if err := s.db.WithContext(ctx).Raw(lexemes, map[string]any{"texts": string(raw)}).Scan(&rows).Error; err != nil {
 		return nil, mapError(fmt.Errorf("query lexemes: %w", err))
 	}
-	out := make([][]string, len(q.Texts))
+	out := make([]catalog.Lexemes, len(q.Texts))
 	for _, r := range rows {
 		if r.Position < 1 || r.Position > len(out) {
 			continue
 		}
-		if out[r.Position-1], err = decodeLexemes(r.Lexemes); err != nil {
+		l := &out[r.Position-1]
+		if l.Lexemes, err = decodeLexemes(r.Lexemes); err != nil {
 			return nil, err
 		}
+		l.Known = r.Known
 	}
 	return out, nil
 }

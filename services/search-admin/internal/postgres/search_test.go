@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gorm.io/gorm"
@@ -16,14 +17,13 @@ import (
 )
 
 // keywordQuery asks for the first page of published matches of any word of
-// text in v2, the last word a prefix, as search builds it.
+// text in v3, the last word a prefix, as search builds it.
 func keywordQuery(t *testing.T, st *postgres.Store, text string, filter catalog.SearchFilter) catalog.KeywordQuery {
 	t.Helper()
-	return catalog.KeywordQuery{Version: "v2", Terms: termsFor(t, st, text), Filter: filter, Limit: 10}
+	return catalog.KeywordQuery{Version: "v3", Terms: termsFor(t, st, text), Filter: filter, Limit: 10}
 }
 
-// termsFor asks st for the lexemes of each word of text in v2 and makes one
-// term of each, the last a prefix.
+// termsFor makes one term of each word of text that has lexemes.
 func termsFor(t *testing.T, st *postgres.Store, text string) []catalog.Term {
 	t.Helper()
 	var terms []catalog.Term
@@ -35,23 +35,31 @@ func termsFor(t *testing.T, st *postgres.Store, text string) []catalog.Term {
 	return terms
 }
 
-// wordTerms pairs each word of text with its term (empty for a stop word).
+// wordTerms pairs each word of text with its term in v3 (empty for a stop
+// word): the folded stems (the last word's as a prefix unless text ends in
+// a space), or the folded stems of the word as written.
 func wordTerms(t *testing.T, st *postgres.Store, text string) []catalog.CorrectionWord {
 	t.Helper()
-	words := textnorm.Words(text)
-	lexemes, err := st.Lexemes(context.Background(), catalog.LexemeQuery{Texts: words})
-	if err != nil {
-		t.Fatalf("lexemes of %q: %v", words, err)
+	tokens := textnorm.Tokens(text)
+	var q catalog.LexemeQuery
+	for _, tok := range tokens {
+		q.Texts = append(q.Texts, catalog.LexemeText{Text: textnorm.Fold(tok)}, catalog.LexemeText{Text: tok, StemAccents: true})
 	}
-	out := make([]catalog.CorrectionWord, len(words))
-	for i, ls := range lexemes {
-		out[i].Word = words[i]
-		var alt catalog.Alternative
-		for _, l := range ls {
-			alt = append(alt, catalog.Lexeme{Text: l, Prefix: i == len(lexemes)-1})
-		}
-		if len(alt) > 0 {
-			out[i].Term = catalog.Term{alt}
+	found, err := st.Lexemes(context.Background(), q)
+	if err != nil {
+		t.Fatalf("lexemes of %q: %v", tokens, err)
+	}
+	out := make([]catalog.CorrectionWord, len(tokens))
+	for i, tok := range tokens {
+		out[i].Word = textnorm.Fold(tok)
+		for j, l := range found[2*i : 2*i+2] {
+			var alt catalog.Alternative
+			for _, lexeme := range l.Lexemes {
+				alt = append(alt, catalog.Lexeme{Text: lexeme, Prefix: j == 0 && i == len(tokens)-1 && !strings.HasSuffix(text, " ")})
+			}
+			if len(alt) > 0 {
+				out[i].Term = append(out[i].Term, alt)
+			}
 		}
 	}
 	return out
@@ -125,7 +133,7 @@ func TestTextSearchFollowsRenames(t *testing.T) {
 		s.NomeServico, s.Resumo = "Remoção de galhos", "Galhos caídos na calçada"
 		renamed = s
 	}, func(catalog.WriteVersions) ([]catalog.Document, error) {
-		doc := catalog.SchemaV2.Document(renamed)
+		doc := catalog.SchemaV3.Document(renamed)
 		doc.Embedding, doc.Model = []float32{0.6, -0.8, 0.125}, "test/model"
 		return []catalog.Document{doc}, nil
 	})
@@ -277,7 +285,7 @@ func TestCorrectionsReplaceOnlyWordsNoDocumentMatches(t *testing.T) {
 // correctionQuery asks for the corrections of every word of text in v2.
 func correctionQuery(t *testing.T, st *postgres.Store, text string) catalog.CorrectionQuery {
 	t.Helper()
-	q := catalog.CorrectionQuery{Version: "v2"}
+	q := catalog.CorrectionQuery{Version: "v3", StemAccents: true}
 	for _, w := range wordTerms(t, st, text) {
 		if len(w.Term) > 0 {
 			q.Words = append(q.Words, w)
@@ -382,6 +390,32 @@ func TestHostileTextBuildsQueriesPostgresAccepts(t *testing.T) {
 			}
 			if _, err := st.Corrections(context.Background(), correctionQuery(t, st, text)); err != nil {
 				t.Errorf("corrections: %v", err)
+			}
+		})
+	}
+}
+
+// TestEveryInflectionOfAnAccentedWordMeetsItsStem: folding before stemming
+// leaves "vacinação" as vacinaca and "vacinações" as vacinaco, so neither
+// finds the other; v3 documents also hold the stems of the accented words.
+func TestEveryInflectionOfAnAccentedWordMeetsItsStem(t *testing.T) {
+	t.Parallel()
+	st, _ := newStore(t)
+	mustCreate(t, st, "Vacinação contra a gripe", false, func(s *catalog.Servico) { s.Status = 1 })
+	mustCreate(t, st, "Avaliações de imóveis", false, func(s *catalog.Servico) { s.Status = 1 })
+	tests := []struct{ text, want string }{
+		{"vacinações ", "Vacinação contra a gripe"},
+		{"vacinas ", "Vacinação contra a gripe"},
+		{"vacinar ", "Vacinação contra a gripe"},
+		{"avaliação ", "Avaliações de imóveis"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text+"finds "+tt.want, func(t *testing.T) {
+			t.Parallel()
+			q := keywordQuery(t, st, tt.text, catalog.SearchFilter{})
+			q.Every = true
+			if got := keywordNames(t, st, q); !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("names = %q", got)
 			}
 		})
 	}

@@ -39,7 +39,7 @@ func mustCreate(t *testing.T, st *postgres.Store, name string, pending bool, edi
 	if edit != nil {
 		edit(sv)
 	}
-	doc := catalog.SchemaV2.Document(sv)
+	doc := catalog.SchemaV3.Document(sv)
 	doc.Pending = pending
 	if !pending {
 		doc.Embedding, doc.Model = []float32{0.6, -0.8, 0.125}, "test/model"
@@ -69,7 +69,7 @@ func TestStoreRoundTripsEveryMember(t *testing.T) {
 		got.ExtraFields["emoji"] != "🚌" || !slices.Equal(got.CanaisDigitais, in.CanaisDigitais) || got.Status != 1 {
 		t.Errorf("stored servico differs: %+v", got)
 	}
-	if got.SchemaVersion != "v2" || got.EmbeddingStatus != catalog.EmbeddingReady || !slices.Equal(got.Embedding, []float32{0.6, -0.8, 0.125}) {
+	if got.SchemaVersion != "v3" || got.EmbeddingStatus != catalog.EmbeddingReady || !slices.Equal(got.Embedding, []float32{0.6, -0.8, 0.125}) {
 		t.Errorf("document not attached: version %q status %q embedding %v", got.SchemaVersion, got.EmbeddingStatus, got.Embedding)
 	}
 	if got.SearchContent == "" {
@@ -227,7 +227,7 @@ func TestCompleteEmbeddingYieldsToANewerContent(t *testing.T) {
 	}
 	renamed := *sv
 	renamed.NomeServico = "Renomeado"
-	doc := catalog.SchemaV2.Document(&renamed)
+	doc := catalog.SchemaV3.Document(&renamed)
 	doc.Pending = true
 	if _, err := st.Update(ctx, sv.ID, func(s *catalog.Servico) { s.NomeServico = "Renomeado" }, fixedDocs(doc)); err != nil {
 		t.Fatal(err)

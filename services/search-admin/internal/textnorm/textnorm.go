@@ -24,7 +24,19 @@ func Fold(s string) string {
 
 // Words returns the folded words of s: maximal runs of letters and digits.
 func Words(s string) []string {
-	return strings.FieldsFunc(Fold(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	return strings.FieldsFunc(Fold(s), notWord)
+}
+
+// Tokens returns the words of s lowercased with their accents, composed
+// (NFC): maximal runs of letters, digits and combining marks, so that
+// Fold of each token is a word of Words(s) for Portuguese text.
+func Tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(norm.NFC.String(s)), func(r rune) bool {
+		return notWord(r) && !unicode.Is(unicode.Mn, r)
 	})
+}
+
+// notWord reports whether r separates words.
+func notWord(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }

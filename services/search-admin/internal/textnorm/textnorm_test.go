@@ -33,3 +33,20 @@ func TestWordsSplitsOnPunctuation(t *testing.T) {
 		t.Errorf("Words = %q, want %q", got, want)
 	}
 }
+
+func TestTokensKeepAccentsAndFoldToWords(t *testing.T) {
+	t.Parallel()
+	text := "Emissão de 2ª via: VACINAÇÕES/ITBI, ja\u0301! x\u0301y"
+	got := Tokens(text)
+	want := []string{"emissão", "de", "2ª", "via", "vacinações", "itbi", "já", "x\u0301y"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Tokens = %q, want %q", got, want)
+	}
+	folded := make([]string, len(got))
+	for i, tok := range got {
+		folded[i] = Fold(tok)
+	}
+	if words := Words(text); !slices.Equal(folded, words) {
+		t.Errorf("folded tokens %q differ from Words %q", folded, words)
+	}
+}
