@@ -55,6 +55,10 @@ images: ## container images of every program (needs a Docker engine)
 up: ## the docker-compose stack with Keycloak (needs a Docker engine)
 	docker compose up --build
 
+.PHONY: up-fresh
+up-fresh: ## recreate Keycloak so it imports the edited realm file (needs a Docker engine)
+	docker compose up --detach --force-recreate --no-deps --wait keycloak
+
 .PHONY: bench
 bench: ## the benchmark set; writes docs/benchmarks.md
 	go run ./tools/cmd/benchreport -out docs/benchmarks.md -plot docs/benchmarks-latency.png

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -267,4 +268,24 @@ func initScript(t *testing.T, pg types.ServiceConfig) string {
 	}
 	t.Fatal("postgres mounts no init script")
 	return ""
+}
+
+func TestAnEditedRealmReachesKeycloakThroughUpFresh(t *testing.T) {
+	t.Parallel()
+	kc := service(t, mustLoadCompose(t), "keycloak")
+	t.Run("nothing keeps Keycloak's database across containers", func(t *testing.T) {
+		for _, v := range kc.Volumes {
+			if v.Target == "/opt/keycloak/data" || strings.HasPrefix(v.Target, "/opt/keycloak/data/h2") {
+				t.Errorf("volume %s on %s keeps the imported realm: a new container would skip the edited file", v.Source, v.Target)
+			}
+		}
+	})
+	t.Run("make up-fresh recreates the Keycloak container and waits for it", func(t *testing.T) {
+		recipe := submatches(regexp.MustCompile(`(?m)^(up-fresh):.*\n\t(.+)$`), readRepoFile(t, "Makefile"))["up-fresh"]
+		for _, want := range []string{"docker compose up", "--force-recreate", "--no-deps", "--wait", " keycloak"} {
+			if !strings.Contains(recipe, want) {
+				t.Errorf("up-fresh runs %q, which lacks %q", recipe, want)
+			}
+		}
+	})
 }
