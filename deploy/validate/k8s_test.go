@@ -19,6 +19,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 var overlayNames = []string{"staging", "production"}
@@ -30,7 +31,7 @@ func TestEveryPodIsHardened(t *testing.T) {
 			t.Run(fmt.Sprintf("%s %s %s runs unprivileged with bounded resources", overlay, w.kind, w.name), func(t *testing.T) {
 				t.Parallel()
 				checkPodSecurity(t, w.template.Spec)
-				for _, c := range w.template.Spec.Containers {
+				for _, c := range append(w.template.Spec.InitContainers, w.template.Spec.Containers...) {
 					checkContainer(t, c)
 				}
 			})
@@ -166,8 +167,8 @@ func checkAutoscaler(t *testing.T, hpa *autoscalingv2.HorizontalPodAutoscaler, d
 	if hpa.Spec.MinReplicas == nil || *hpa.Spec.MinReplicas < 1 || *hpa.Spec.MinReplicas > hpa.Spec.MaxReplicas {
 		t.Fatalf("autoscaler range %v..%d is empty", hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas)
 	}
-	if d.Spec.Replicas == nil || *d.Spec.Replicas < *hpa.Spec.MinReplicas || *d.Spec.Replicas > hpa.Spec.MaxReplicas {
-		t.Errorf("replicas %v outside the autoscaler range %d..%d", d.Spec.Replicas, *hpa.Spec.MinReplicas, hpa.Spec.MaxReplicas)
+	if d.Spec.Replicas != nil {
+		t.Errorf("the Deployment pins replicas: %d; every apply would reset the autoscaler's count", *d.Spec.Replicas)
 	}
 	if len(hpa.Spec.Metrics) == 0 {
 		t.Error("autoscaler has no metric")
@@ -189,30 +190,51 @@ func selectorMatches(t *testing.T, sel *metav1.LabelSelector, set labels.Set) bo
 func TestOnlyTheGatewayIsExposed(t *testing.T) {
 	t.Parallel()
 	for _, overlay := range overlayNames {
-		t.Run(overlay+" has one TLS Ingress and it leads to the gateway", func(t *testing.T) {
+		t.Run(overlay+" has one HTTPRoute, no Ingress, and the route leads to the gateway", func(t *testing.T) {
 			t.Parallel()
 			objs := mustRender(t, overlay)
-			ingresses := kube.All[networkingv1.Ingress](objs)
-			if len(ingresses) != 1 {
-				t.Fatalf("%d Ingresses, want 1", len(ingresses))
+			if n := len(kube.All[networkingv1.Ingress](objs)); n != 0 {
+				t.Errorf("%d Ingresses; the Gateway API route is the default way in", n)
 			}
-			ing := ingresses[0]
-			for _, r := range ing.Spec.Rules {
-				if !tlsCovers(ing, r.Host) {
-					t.Errorf("host %q is served without TLS", r.Host)
-				}
-				for _, p := range r.HTTP.Paths {
-					if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
-						t.Errorf("path %s leads to %+v, not the gateway", p.Path, p.Backend)
-					}
-				}
+			routes := kube.All[gatewayv1.HTTPRoute](objs)
+			if len(routes) != 1 {
+				t.Fatalf("%d HTTPRoutes, want 1", len(routes))
 			}
-			for _, svc := range kube.All[corev1.Service](objs) {
-				if svc.Spec.Type != "" && svc.Spec.Type != corev1.ServiceTypeClusterIP {
-					t.Errorf("Service %s is of type %s, reachable from outside", svc.Name, svc.Spec.Type)
-				}
-			}
+			checkRoute(t, routes[0], find[corev1.Service](t, objs, "gateway"))
+			checkOnlyClusterIPServices(t, objs)
 		})
+	}
+}
+
+// checkRoute: every rule of the route leads to the gateway Service's port,
+// and the route attaches to a named listener of a Gateway.
+func checkRoute(t *testing.T, route *gatewayv1.HTTPRoute, gateway *corev1.Service) {
+	t.Helper()
+	for _, p := range route.Spec.ParentRefs {
+		if p.Kind == nil || *p.Kind != "Gateway" || p.SectionName == nil || *p.SectionName == "" {
+			t.Errorf("parent %+v is not a listener of a Gateway", p)
+		}
+	}
+	for _, h := range route.Spec.Hostnames {
+		if !validHost(string(h)) {
+			t.Errorf("host %q is not a DNS name", h)
+		}
+	}
+	for _, r := range route.Spec.Rules {
+		for _, b := range r.BackendRefs {
+			if b.Name != "gateway" || b.Port == nil || int32(*b.Port) != gateway.Spec.Ports[0].Port || (b.Kind != nil && *b.Kind != "Service") {
+				t.Errorf("the route leads to %+v, not the gateway Service on port %d", b.BackendObjectReference, gateway.Spec.Ports[0].Port)
+			}
+		}
+	}
+}
+
+func checkOnlyClusterIPServices(t *testing.T, objs []kube.Object) {
+	t.Helper()
+	for _, svc := range kube.All[corev1.Service](objs) {
+		if svc.Spec.Type != "" && svc.Spec.Type != corev1.ServiceTypeClusterIP {
+			t.Errorf("Service %s is of type %s, reachable from outside", svc.Name, svc.Spec.Type)
+		}
 	}
 }
 
@@ -252,10 +274,14 @@ func TestNoSecretValueIsCommitted(t *testing.T) {
 // ConfigMap exists.
 func checkEnvSources(t *testing.T, objs []kube.Object, w workload) {
 	t.Helper()
-	for _, c := range w.template.Spec.Containers {
+	for _, c := range append(w.template.Spec.InitContainers, w.template.Spec.Containers...) {
 		for _, e := range c.Env {
 			fromSecret := e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
-			if looksSecret(e.Name) && !fromSecret {
+			// A connection URL may be written out when it carries no
+			// credentials (hasCredentials below): the role comes from
+			// PGUSER/PGPASSWORD, read from a Secret.
+			literalURL := strings.HasSuffix(e.Name, "_URL") && e.ValueFrom == nil
+			if looksSecret(e.Name) && !fromSecret && !literalURL {
 				t.Errorf("%s %s: %s is not read from a Secret", w.kind, w.name, e.Name)
 			}
 			if hasCredentials(e.Value) {
@@ -290,28 +316,34 @@ func hasCredentials(v string) bool {
 	return false
 }
 
-func TestMigrationJobsRunTheServersImage(t *testing.T) {
+func TestMigrationsRunBeforeTheServerStarts(t *testing.T) {
 	t.Parallel()
 	for _, overlay := range overlayNames {
 		objs := mustRender(t, overlay)
+		t.Run(overlay+" runs no migration Job beside the rollout", func(t *testing.T) {
+			t.Parallel()
+			if jobs := kube.All[batchv1.Job](objs); len(jobs) > 0 {
+				t.Errorf("%d Jobs: a Job applied with the Deployments races their rollout", len(jobs))
+			}
+		})
 		for _, name := range []string{"search-admin", "jobs"} {
-			t.Run(fmt.Sprintf("%s %s migrates with the image it serves", overlay, name), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s %s migrates in an init container of the image it serves", overlay, name), func(t *testing.T) {
 				t.Parallel()
-				job := find[batchv1.Job](t, objs, name+"-migrate")
-				d := find[appsv1.Deployment](t, objs, name)
-				jc, dc := job.Spec.Template.Spec.Containers[0], d.Spec.Template.Spec.Containers[0]
-				if jc.Image != dc.Image {
-					t.Errorf("job image %s, server image %s", jc.Image, dc.Image)
+				spec := find[appsv1.Deployment](t, objs, name).Spec.Template.Spec
+				if len(spec.InitContainers) != 1 {
+					t.Fatalf("%d init containers, want the one migrate", len(spec.InitContainers))
 				}
-				if !slices.Equal(jc.Args, []string{"migrate"}) || !slices.Equal(dc.Args, []string{"serve"}) {
-					t.Errorf("job args %q, server args %q; want migrate and serve", jc.Args, dc.Args)
+				mc, sc := spec.InitContainers[0], spec.Containers[0]
+				if mc.Name != "migrate" || mc.Image != sc.Image {
+					t.Errorf("init container %s runs %s, the server runs %s", mc.Name, mc.Image, sc.Image)
 				}
-				if job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever || job.Spec.BackoffLimit == nil {
-					t.Error("the job retries without a bound")
+				if !slices.Equal(mc.Args, []string{"migrate"}) || !slices.Equal(sc.Args, []string{"serve"}) {
+					t.Errorf("init args %q, server args %q; want migrate and serve", mc.Args, sc.Args)
 				}
-				if job.Spec.ActiveDeadlineSeconds == nil {
-					t.Error("the job has no deadline")
+				if mc.RestartPolicy != nil {
+					t.Error("the migrate init container is a sidecar; it must finish before the server starts")
 				}
+				checkProbe(t, "readiness", sc.ReadinessProbe, "/readyz")
 			})
 		}
 	}
@@ -340,13 +372,13 @@ func TestTheNamespaceEnforcesRestrictedPodSecurity(t *testing.T) {
 	}
 }
 
-// ingressHosts returns the hosts the overlay's Ingress serves.
-func ingressHosts(t *testing.T, overlay string) []string {
+// routeHosts returns the public hosts the overlay's HTTPRoutes serve.
+func routeHosts(t *testing.T, overlay string) []string {
 	t.Helper()
 	var hosts []string
-	for _, ing := range kube.All[networkingv1.Ingress](mustRender(t, overlay)) {
-		for _, r := range ing.Spec.Rules {
-			hosts = append(hosts, r.Host)
+	for _, r := range kube.All[gatewayv1.HTTPRoute](mustRender(t, overlay)) {
+		for _, h := range r.Spec.Hostnames {
+			hosts = append(hosts, string(h))
 		}
 	}
 	return hosts

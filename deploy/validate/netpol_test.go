@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"testing"
 
@@ -52,14 +53,18 @@ func TestNetworkPoliciesAllowOnlyTheIntendedFlows(t *testing.T) {
 			return kube.PodOf(ns, workloads(objs)[i].template)
 		}
 		gateway, search, jobs := pod("Deployment", "gateway"), pod("Deployment", "search-admin"), pod("Deployment", "jobs")
-		searchMigrate, jobsMigrate := pod("Job", "search-admin-migrate"), pod("Job", "jobs-migrate")
-		ingress := outside("ingress-nginx", map[string]string{"app.kubernetes.io/name": "ingress-nginx"})
-		searchDB := outside(ns, map[string]string{"app.kubernetes.io/name": "postgres", "app.kubernetes.io/instance": "search-admin-db"})
-		jobsDB := outside(ns, map[string]string{"app.kubernetes.io/name": "postgres", "app.kubernetes.io/instance": "jobs-db"})
-		redis := outside(ns, map[string]string{"app.kubernetes.io/name": "redis"})
-		keycloak := outside("keycloak", map[string]string{"app.kubernetes.io/name": "keycloak"})
-		dns := outside("kube-system", map[string]string{"k8s-app": "kube-dns"})
+		deps := mustDependencies(t, overlay)
+		neighbourPod := func(n neighbour) kube.Pod { return outside(n.Namespace, n.PodSelector) }
+		edge := outside(deps.Spec.Edge.Controller.Namespace, deps.Spec.Edge.Controller.PodSelector)
+		searchDB, jobsDB := neighbourPod(deps.Spec.Databases.SearchAdmin.neighbour), neighbourPod(deps.Spec.Databases.Jobs.neighbour)
+		redis := neighbourPod(deps.Spec.Redis.neighbour)
+		idp := neighbourPod(deps.Spec.IdentityProvider.neighbour)
+		dns := outside(deps.Spec.DNS.Namespace, deps.Spec.DNS.PodSelector)
+		nodeLocalDNS := kube.Address(netip.MustParsePrefix(deps.Spec.DNS.NodeLocalCIDR).Addr().String())
+		dnsServiceIP := kube.Address(netip.MustParsePrefix(deps.Spec.DNS.ServiceCIDR).Addr().String())
 		stray := outside(ns, map[string]string{"app": "debug-shell"})
+		retiredIngress := outside("ingress-nginx", map[string]string{"app.kubernetes.io/name": "ingress-nginx"})
+		strayAddress := kube.Address("203.0.113.7")
 
 		tests := []struct {
 			name     string
@@ -67,29 +72,31 @@ func TestNetworkPoliciesAllowOnlyTheIntendedFlows(t *testing.T) {
 			port     int32
 			want     bool
 		}{
-			{"the ingress controller reaches the gateway", ingress, gateway, 8080, true},
+			{"the edge controller reaches the gateway", edge, gateway, 8080, true},
 			{"the gateway reaches search-admin", gateway, search, 8081, true},
 			{"the gateway reaches jobs", gateway, jobs, 8082, true},
-			{"the gateway reaches redis", gateway, redis, 6379, true},
-			{"search-admin reaches its database", search, searchDB, 5432, true},
-			{"jobs reaches its database", jobs, jobsDB, 5432, true},
-			{"the search-admin migration reaches its database", searchMigrate, searchDB, 5432, true},
-			{"the jobs migration reaches its database", jobsMigrate, jobsDB, 5432, true},
-			{"search-admin fetches signing keys", search, keycloak, 8080, true},
-			{"the gateway fetches signing keys", gateway, keycloak, 8080, true},
-			{"jobs resolves names", jobs, dns, 53, true},
-			{"the ingress controller cannot bypass the gateway to search-admin", ingress, search, 8081, false},
-			{"the ingress controller cannot bypass the gateway to jobs", ingress, jobs, 8082, false},
+			{"the gateway reaches redis", gateway, redis, deps.Spec.Redis.Port, true},
+			{"search-admin and its migrations reach its database", search, searchDB, deps.Spec.Databases.SearchAdmin.Port, true},
+			{"jobs and its migrations reach its database", jobs, jobsDB, deps.Spec.Databases.Jobs.Port, true},
+			{"search-admin fetches signing keys", search, idp, deps.Spec.IdentityProvider.Port, true},
+			{"the gateway fetches signing keys", gateway, idp, deps.Spec.IdentityProvider.Port, true},
+			{"jobs resolves names through kube-dns", jobs, dns, 53, true},
+			{"jobs resolves names through NodeLocal DNSCache", jobs, nodeLocalDNS, 53, true},
+			{"the gateway resolves names through the kube-dns Service IP bound on the node", gateway, dnsServiceIP, 53, true},
+			{"the DNS addresses admit nothing but DNS", gateway, nodeLocalDNS, 443, false},
+			{"no pod reaches an arbitrary address", search, strayAddress, 443, false},
+			{"a controller the overlay does not name cannot reach the gateway", retiredIngress, gateway, 8080, false},
+			{"the edge controller cannot bypass the gateway to search-admin", edge, search, 8081, false},
+			{"the edge controller cannot bypass the gateway to jobs", edge, jobs, 8082, false},
 			{"a stray pod in the namespace cannot call search-admin", stray, search, 8081, false},
 			{"a stray pod in the namespace cannot call the gateway", stray, gateway, 8080, false},
 			{"jobs cannot call search-admin", jobs, search, 8081, false},
 			{"search-admin cannot call jobs", search, jobs, 8082, false},
-			{"search-admin cannot reach the jobs database", search, jobsDB, 5432, false},
-			{"jobs cannot reach the search-admin database", jobs, searchDB, 5432, false},
-			{"the gateway cannot reach any database", gateway, searchDB, 5432, false},
-			{"search-admin cannot reach redis", search, redis, 6379, false},
+			{"search-admin cannot reach the jobs database", search, jobsDB, deps.Spec.Databases.Jobs.Port, false},
+			{"jobs cannot reach the search-admin database", jobs, searchDB, deps.Spec.Databases.SearchAdmin.Port, false},
+			{"the gateway cannot reach any database", gateway, searchDB, deps.Spec.Databases.SearchAdmin.Port, false},
+			{"search-admin cannot reach redis", search, redis, deps.Spec.Redis.Port, false},
 			{"the gateway reaches search-admin only on its port", gateway, search, 9090, false},
-			{"a migration cannot call the identity provider", searchMigrate, keycloak, 8080, false},
 		}
 		for _, tt := range tests {
 			t.Run(overlay+": "+tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -26,6 +27,7 @@ var kinds = map[string]func() any{
 	"policy/v1/PodDisruptionBudget":          func() any { return &policyv1.PodDisruptionBudget{} },
 	"networking.k8s.io/v1/Ingress":           func() any { return &networkingv1.Ingress{} },
 	"networking.k8s.io/v1/NetworkPolicy":     func() any { return &networkingv1.NetworkPolicy{} },
+	"gateway.networking.k8s.io/v1/HTTPRoute": func() any { return &gatewayv1.HTTPRoute{} },
 }
 
 // Decode strictly decodes one YAML object into the typed struct of its kind:

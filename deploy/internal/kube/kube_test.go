@@ -82,6 +82,15 @@ spec:
     - to: [{ipBlock: {cidr: 0.0.0.0/0}}]
     - to: [{namespaceSelector: {}}]
       ports: [{port: 8000, endPort: 8100}, {port: 9000, protocol: UDP}]`)
+	dnsOut := policy(t, `
+metadata: {name: dns-out, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Egress]
+  egress:
+    - to: [{ipBlock: {cidr: 169.254.20.0/24, except: [169.254.20.99/32]}}, {namespaceSelector: {}}]
+      ports: [{port: 53, protocol: TCP}]`)
+	nodeCache, excepted, elsewhere := kube.Address("169.254.20.10"), kube.Address("169.254.20.99"), kube.Address("10.96.0.10")
 	broken := policy(t, `
 metadata: {name: broken, namespace: ns}
 spec:
@@ -104,6 +113,10 @@ spec:
 		{"a port range admits a port inside it", []*networkingv1.NetworkPolicy{egressRange}, db, other, 8050, true, false},
 		{"a port range refuses a port past its end", []*networkingv1.NetworkPolicy{egressRange}, db, other, 8101, false, false},
 		{"a UDP rule does not admit TCP", []*networkingv1.NetworkPolicy{egressRange}, db, other, 9000, false, false},
+		{"an ip block admits an address inside it", []*networkingv1.NetworkPolicy{dnsOut}, web, nodeCache, 53, true, false},
+		{"an ip block refuses an address in its exceptions", []*networkingv1.NetworkPolicy{dnsOut}, web, excepted, 53, false, false},
+		{"an ip block refuses an address outside it", []*networkingv1.NetworkPolicy{dnsOut}, web, elsewhere, 53, false, false},
+		{"a namespace selector never matches an address that is no pod", []*networkingv1.NetworkPolicy{dnsOut}, web, elsewhere, 53, false, false},
 		{"a malformed selector is an error", []*networkingv1.NetworkPolicy{broken}, db, web, 8080, false, true},
 	}
 	for _, tt := range tests {

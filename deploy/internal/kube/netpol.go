@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,12 +13,20 @@ import (
 )
 
 // Pod is a pod as NetworkPolicies see it: where it runs, its labels and its
-// named container ports.
+// named container ports. A Pod with an IP and no Namespace is an address that
+// is no pod (a node-local DNS cache, a Service IP bound on the node): only
+// ipBlock peers match it.
 type Pod struct {
 	Namespace       string
 	NamespaceLabels map[string]string
 	Labels          map[string]string
 	NamedPorts      map[string]int32
+	IP              netip.Addr
+}
+
+// Address is an endpoint that is no pod, reached by its IP.
+func Address(ip string) Pod {
+	return Pod{IP: netip.MustParseAddr(ip)}
 }
 
 // PodOf describes the pods of template running in namespace ns.
@@ -42,7 +51,7 @@ func PodOf(ns string, template corev1.PodTemplateSpec) Pod {
 // port, with the semantics of the NetworkPolicy API: a pod selected by no
 // policy of a direction is open in that direction; a selected pod accepts
 // only what some rule of a selecting policy allows. IP blocks never match a
-// pod.
+// pod; an Address is matched by ipBlock peers only.
 func Allowed(policies []*networkingv1.NetworkPolicy, from, to Pod, port int32) (bool, error) {
 	out, err := direction(policies, from, networkingv1.PolicyTypeEgress, to, port)
 	if err != nil || !out {
@@ -138,6 +147,9 @@ func ruleMatches(policyNS string, r rule, peer, receiver Pod, port int32) (bool,
 
 func peerMatches(policyNS string, p networkingv1.NetworkPolicyPeer, pod Pod) (bool, error) {
 	if p.IPBlock != nil {
+		return ipBlockMatches(p.IPBlock, pod)
+	}
+	if pod.Namespace == "" {
 		return false, nil
 	}
 	if p.NamespaceSelector == nil {
@@ -189,4 +201,29 @@ func matchLabels(sel *metav1.LabelSelector, set map[string]string) (bool, error)
 		return false, fmt.Errorf("label selector: %w", err)
 	}
 	return s.Matches(labels.Set(set)), nil
+}
+
+// ipBlockMatches reports whether an Address lies in the block and outside its
+// exceptions; pods never match (how a CNI treats pod IPs in ipBlocks varies).
+func ipBlockMatches(b *networkingv1.IPBlock, pod Pod) (bool, error) {
+	if pod.Namespace != "" || !pod.IP.IsValid() {
+		return false, nil
+	}
+	cidr, err := netip.ParsePrefix(b.CIDR)
+	if err != nil {
+		return false, fmt.Errorf("ipBlock %q: %w", b.CIDR, err)
+	}
+	if !cidr.Contains(pod.IP) {
+		return false, nil
+	}
+	for _, e := range b.Except {
+		ex, err := netip.ParsePrefix(e)
+		if err != nil {
+			return false, fmt.Errorf("ipBlock except %q: %w", e, err)
+		}
+		if ex.Contains(pod.IP) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
