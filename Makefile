@@ -8,6 +8,7 @@ PACKAGES  := $(addsuffix /...,$(addprefix ./,$(MODULES)))
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X github.com/municipal-apis/platform/pkg/version.Version=$(VERSION)
 GOTEST    ?= -race -count=1 -timeout 15m
+GOTEST_SHORT ?= -short -count=1 -timeout 10m
 STATICCHECK ?= $(shell command -v staticcheck || echo $(shell go env GOPATH)/bin/staticcheck)
 
 # program name → main package
@@ -20,7 +21,7 @@ PROGRAMS := devidp search-admin jobs gateway
 
 .PHONY: help
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## static binaries of every program in bin/
@@ -31,9 +32,17 @@ build: ## static binaries of every program in bin/
 	done
 	@echo "build bin/municipal"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/municipal $(CLI_MAIN)
 
+.PHONY: deps
+deps: ## start, install or run in containers the Postgres and Redis the tests and run need
+	./scripts/deps.sh
+
 .PHONY: test
-test: ## every module's tests with -race against the local Postgres and Redis
+test: deps ## every module's tests with -race against the local Postgres and Redis
 	go test $(GOTEST) $(PACKAGES)
+
+.PHONY: test-short
+test-short: deps ## unit tests only (go test -short): no load test, fuzzing, end-to-end or fault suites
+	go test $(GOTEST_SHORT) $(PACKAGES)
 
 .PHONY: lint
 lint: ## gofmt check, go vet, staticcheck

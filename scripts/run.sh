@@ -21,24 +21,8 @@ SEARCH_ADMIN_DATABASE_URL="${SEARCH_ADMIN_DATABASE_URL:-postgres://postgres@${PG
 JOBS_DATABASE_URL="${JOBS_DATABASE_URL:-postgres://postgres@${PGHOST_ADDR}/jobs?sslmode=disable}"
 export ROUTES="${ROUTES:-/search=http://${SEARCH_ADMIN_ADDR},/go/v1=http://${JOBS_ADDR}}"
 
-reachable() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
-
-if ! reachable "$PGHOST_ADDR"; then
-  cat >&2 <<MSG
-PostgreSQL is not reachable at $PGHOST_ADDR. Start it, for example:
-  sudo pg_ctlcluster --skip-systemctl-redirect \$(ls /etc/postgresql) main start
-(or install it: sudo apt-get install postgresql postgresql-contrib), or point PGHOST_ADDR elsewhere.
-MSG
-  exit 1
-fi
-if ! reachable "$REDIS_ADDR"; then
-  cat >&2 <<MSG
-Redis is not reachable at $REDIS_ADDR. Start it, for example:
-  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
-(or install it: sudo apt-get install redis-server), or point REDIS_ADDR elsewhere.
-MSG
-  exit 1
-fi
+# Start, install or run in containers whatever of Postgres and Redis is missing.
+PGHOST_ADDR="$PGHOST_ADDR" REDIS_ADDR="$REDIS_ADDR" ./scripts/deps.sh
 
 pids=()
 stop() {

@@ -14,11 +14,22 @@ import (
 // startTimeout bounds building the programs and starting a stack in tests.
 const startTimeout = 3 * time.Minute
 
+// skipShort skips tb under go test -short (make test-short): building every
+// program and running them as processes is what the fast tier leaves out.
+// It is about speed only; without -short a stack that cannot start fails tb.
+func skipShort(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("stack: end-to-end and load tests start every program as a process; skipped under -short")
+	}
+}
+
 // StartT starts a stack for tb alone and stops it when tb ends, printing
-// the programs' logs when tb failed. It fails tb (never skips) when the
+// the programs' logs when tb failed; it skips tb under -short. It fails tb (never skips) when the
 // stack cannot start, Postgres or Redis being down included.
 func StartT(tb testing.TB, opts Options) *Stack {
 	tb.Helper()
+	skipShort(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	s, err := Start(ctx, opts)
@@ -49,10 +60,11 @@ type Shared struct {
 func NewShared(opts Options) *Shared { return &Shared{opts: opts} }
 
 // Get returns the shared stack, starting it on the first call; it fails tb
-// when the stack could not start. When tb fails, it logs what the programs
+// when the stack could not start, and skips it under -short. When tb fails, it logs what the programs
 // wrote while tb ran (with the output of tests running in parallel).
 func (sh *Shared) Get(tb testing.TB) *Stack {
 	tb.Helper()
+	skipShort(tb)
 	sh.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
