@@ -14,6 +14,9 @@ import (
 )
 
 func TestTheClientEndOfEveryConnectionGivesUpOnADeadServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: waits for the kernel to give up on a dead server; skipped under -short")
+	}
 	t.Parallel()
 	db := openDeadPeer(t, pgtest.NewURL(t, emptyMigrations), pg.DeadPeer{TCPKeepAlive: 2 * time.Second, TCPUserTimeout: 7 * time.Second})
 	sqlDB, err := db.DB()

@@ -69,6 +69,9 @@ func TestAParameterInTheURLWinsOverTheDeadPeerDefaults(t *testing.T) {
 }
 
 func TestAClientStoppedInsideATransactionLosesItsLocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: a client stopped inside a transaction; skipped under -short")
+	}
 	t.Parallel()
 	db := openDeadPeer(t, pgtest.NewURL(t, emptyMigrations), pg.DeadPeer{IdleInTransactionTimeout: 500 * time.Millisecond})
 	if err := db.Exec(`CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL); INSERT INTO counters VALUES (1, 0)`).Error; err != nil {

@@ -167,6 +167,9 @@ func TestUnauthenticatedFloodStopsAtTheAddressLimit(t *testing.T) {
 }
 
 func TestRedisOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: stops and restarts a Redis server; skipped under -short")
+	}
 	t.Parallel()
 	srv := redistest.Start(t)
 	prefix := "gwtest-" + randomHex(t)

@@ -99,6 +99,9 @@ func TestStoreKeepsCountersInRedis(t *testing.T) {
 }
 
 func TestStoreSurvivesARedisOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: stops and restarts a Redis server; skipped under -short")
+	}
 	t.Parallel()
 	srv := redistest.Start(t)
 	store, client, prefix, m, reg := newStore(t, srv.URL())

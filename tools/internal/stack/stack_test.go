@@ -18,6 +18,9 @@ import (
 func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }
 
 func TestAStackServesBothAreasThroughTheGatewayAndCleansUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: starts every program as a process; skipped under -short")
+	}
 	t.Parallel()
 	ctx := context.Background()
 	s, err := stack.Start(ctx, stack.Options{})
@@ -94,6 +97,9 @@ func TestAStackServesBothAreasThroughTheGatewayAndCleansUp(t *testing.T) {
 }
 
 func TestAStackFailsWhenRedisIsUnreachable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds and starts every program; skipped under -short")
+	}
 	t.Parallel()
 	_, err := stack.Start(context.Background(), stack.Options{RedisURL: "redis://127.0.0.1:1/0"})
 	if err == nil || !strings.Contains(err.Error(), "redis") {

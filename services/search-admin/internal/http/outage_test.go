@@ -69,6 +69,9 @@ func attempts(app *testApp, id string) (n int, pending bool) {
 }
 
 func TestAProviderOutageLosesNoWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: an embedding provider outage; skipped under -short")
+	}
 	t.Parallel()
 	var down atomic.Bool
 	down.Store(true)
@@ -91,6 +94,9 @@ func TestAProviderOutageLosesNoWrite(t *testing.T) {
 }
 
 func TestPendingEmbeddingsSurviveARestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: a provider outage across a restart; skipped under -short")
+	}
 	t.Parallel()
 	var down atomic.Bool
 	down.Store(true)

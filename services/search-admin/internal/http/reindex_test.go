@@ -18,6 +18,9 @@ import (
 )
 
 func TestReindexOfFiveThousandServicosKeepsEveryConcurrentWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load: re-indexes five thousand Servicos under concurrent writes; skipped under -short")
+	}
 	t.Parallel()
 	app := newApp(t)
 	seedServicos(t, app, 5000)
@@ -124,6 +127,9 @@ func (s slowEmbedder) Embed(ctx context.Context, text string, dims int) ([]float
 }
 
 func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault suite: a killed re-index runner; skipped under -short")
+	}
 	t.Parallel()
 	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
 	first := wireApp(t, dsn, idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a")

@@ -176,6 +176,9 @@ func (ev evaluation) table() string {
 }
 
 func TestRelevanceOfEachModeOnEachSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measurement: relevance of every mode on the labeled and holdout sets; skipped under -short")
+	}
 	t.Parallel()
 	for _, set := range relevanceSets {
 		t.Run(set.name, func(t *testing.T) {
