@@ -24,11 +24,17 @@ const (
 	EMEDIATYPE    Code = "unsupported_media_type" // 415: not JSON
 	EINVALID      Code = "invalid"                // 422: a field rule is violated
 	ERATELIMIT    Code = "rate_limited"           // 429: a rate limit was reached
+	ECLIENTGONE   Code = "client_closed_request"  // 499: the client went away before the answer
 	EINTERNAL     Code = "internal"               // 500: a bug or unexpected failure
 	EBADGATEWAY   Code = "bad_gateway"            // 502: an upstream failed
 	EUNAVAILABLE  Code = "unavailable"            // 503: a dependency is down
 	ETIMEOUT      Code = "gateway_timeout"        // 504: an upstream timed out
 )
+
+// StatusClientClosedRequest is the status logged and counted for a request
+// whose client went away before it was answered (nginx's 499); the client
+// never sees it.
+const StatusClientClosedRequest = 499
 
 var statuses = map[Code]int{
 	EMALFORMED:    http.StatusBadRequest,
@@ -41,6 +47,7 @@ var statuses = map[Code]int{
 	EMEDIATYPE:    http.StatusUnsupportedMediaType,
 	EINVALID:      http.StatusUnprocessableEntity,
 	ERATELIMIT:    http.StatusTooManyRequests,
+	ECLIENTGONE:   StatusClientClosedRequest,
 	EINTERNAL:     http.StatusInternalServerError,
 	EBADGATEWAY:   http.StatusBadGateway,
 	EUNAVAILABLE:  http.StatusServiceUnavailable,

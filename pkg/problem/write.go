@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -32,10 +33,7 @@ type Body struct {
 // BodyOf builds the problem document of err for request r. Causes of 5xx
 // errors never reach the body.
 func BodyOf(r *http.Request, err error) Body {
-	var pe *Error
-	if !errors.As(err, &pe) {
-		pe = &Error{Code: EINTERNAL, Err: err}
-	}
+	pe := asError(r, err)
 	status := Status(pe.Code)
 	detail := pe.Detail
 	if pe.Code == EINTERNAL && detail == "" {
@@ -43,7 +41,7 @@ func BodyOf(r *http.Request, err error) Body {
 	}
 	b := Body{
 		Type:      TypeBase + strings.ReplaceAll(string(pe.Code), "_", "-"),
-		Title:     http.StatusText(status),
+		Title:     statusText(status),
 		Status:    status,
 		Detail:    detail,
 		Instance:  r.URL.Path,
@@ -55,24 +53,48 @@ func BodyOf(r *http.Request, err error) Body {
 
 // Write renders err as a problem response. 5xx causes are logged with the
 // request id; nothing internal is sent to the client.
+//
+// A request whose client went away is a 499 whatever failed inside it, since
+// the failure is most likely the cancellation itself; it is logged at info.
 func Write(w http.ResponseWriter, r *http.Request, err error) {
-	var pe *Error
-	errors.As(err, &pe)
+	pe := asError(r, err)
 	body := BodyOf(r, err)
-	if body.Status >= 500 {
+	switch {
+	case body.Status >= 500:
 		slog.ErrorContext(r.Context(), "request failed", "status", body.Status, "path", r.URL.Path, "err", err)
+	case body.Status == StatusClientClosedRequest:
+		slog.InfoContext(r.Context(), "client went away", "path", r.URL.Path, "err", err)
 	}
 	h := w.Header()
-	if pe != nil {
-		for k, vs := range pe.Header {
-			h[k] = vs
-		}
+	for k, vs := range pe.Header {
+		h[k] = vs
 	}
 	h.Set("Content-Type", ContentType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Del("Content-Length")
 	w.WriteHeader(body.Status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// statusText is the reason phrase of status, nginx's for 499.
+func statusText(status int) string {
+	if status == StatusClientClosedRequest {
+		return "Client Closed Request"
+	}
+	return http.StatusText(status)
+}
+
+// asError returns the *Error in err's chain; an error without one is
+// internal. A 5xx of a request whose client went away becomes ECLIENTGONE.
+func asError(r *http.Request, err error) *Error {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		pe = &Error{Code: EINTERNAL, Err: err}
+	}
+	if Status(pe.Code) >= 500 && errors.Is(r.Context().Err(), context.Canceled) {
+		pe = &Error{Code: ECLIENTGONE, Detail: "the client closed the request before it was answered", Err: err}
+	}
+	return pe
 }
 
 // Abort writes err as a problem response and stops the gin handler chain.

@@ -1,8 +1,11 @@
 package problem_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,7 +20,7 @@ func TestStatusMapsEveryCodeOnce(t *testing.T) {
 	tests := map[problem.Code]int{
 		problem.EMALFORMED: 400, problem.EUNAUTHORIZED: 401, problem.EFORBIDDEN: 403, problem.ENOTFOUND: 404,
 		problem.EMETHOD: 405, problem.ECONFLICT: 409, problem.ETOOLARGE: 413, problem.EMEDIATYPE: 415,
-		problem.EINVALID: 422, problem.ERATELIMIT: 429, problem.EINTERNAL: 500, problem.EBADGATEWAY: 502,
+		problem.EINVALID: 422, problem.ERATELIMIT: 429, problem.ECLIENTGONE: 499, problem.EINTERNAL: 500, problem.EBADGATEWAY: 502,
 		problem.EUNAVAILABLE: 503, problem.ETIMEOUT: 504, problem.Code("made-up"): 500,
 	}
 	for code, want := range tests {
@@ -81,5 +84,46 @@ func TestCodeOfFindsWrappedErrors(t *testing.T) {
 	err := errors.Join(errors.New("context"), problem.Errorf(problem.ENOTFOUND, "no emprego 7"))
 	if !problem.Is(err, problem.ENOTFOUND) || problem.Is(nil, problem.ENOTFOUND) || problem.CodeOf(errors.New("x")) != problem.EINTERNAL {
 		t.Fatal("CodeOf does not follow the chain")
+	}
+}
+
+func TestAFailureAfterTheClientWentAwayIsA499LoggedAtInfo(t *testing.T) {
+	var logged bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&logged, nil)))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	tests := []struct {
+		name       string
+		err        error
+		gone       bool
+		wantStatus int
+		wantLevel  string
+	}{
+		{"a database error of a request whose client left is a 499", problem.Wrap(problem.EUNAVAILABLE, context.Canceled, "the database is unavailable"), true, 499, `"level":"INFO"`},
+		{"an unexpected error of a request whose client left is a 499", errors.New("conn closed"), true, 499, `"level":"INFO"`},
+		{"a 4xx stays what it is when the client left", problem.Errorf(problem.ENOTFOUND, "no emprego 7"), true, 404, ""},
+		{"the same failure with the client still there is a 503 logged as an error", problem.Wrap(problem.EUNAVAILABLE, context.Canceled, "the database is unavailable"), false, 503, `"level":"ERROR"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logged.Reset()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.gone {
+				cancel()
+			}
+			r := httptest.NewRequest(http.MethodPost, "/api/v1/empregos", nil).WithContext(ctx)
+			w := httptest.NewRecorder()
+			problem.Write(w, r, tt.err)
+			if w.Code != tt.wantStatus {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.wantStatus, w.Body)
+			}
+			if !strings.Contains(logged.String(), tt.wantLevel) || (tt.wantLevel == "" && logged.Len() > 0) {
+				t.Errorf("log %q, want a line at %s", logged.String(), tt.wantLevel)
+			}
+			if tt.wantStatus == 499 && !strings.Contains(w.Body.String(), `"title":"Client Closed Request"`) {
+				t.Errorf("body %s", w.Body)
+			}
+		})
 	}
 }
