@@ -23,6 +23,7 @@ func MigrateCommand(ctx context.Context, cfg Config, log *slog.Logger, args []st
 			return err
 		}
 	}
+	cfg.StatementTimeout = 0 // a migration may rewrite a large table
 	db, err := Open(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 // Package pg opens PostgreSQL through GORM on the pgx driver, runs the
-// versioned SQL migrations embedded in each program, and maps Postgres errors
-// to problem codes.
+// versioned SQL migrations embedded in each program, runs transactions that
+// are retried when Postgres aborted them without keeping anything (Tx,
+// Atomic), and maps Postgres errors to problem codes (MapError).
 package pg
 
 import (
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
@@ -24,6 +26,11 @@ type Config struct {
 	ConnMaxLifetime time.Duration `env:"DATABASE_CONN_MAX_LIFETIME, default=30m"`
 	ConnMaxIdleTime time.Duration `env:"DATABASE_CONN_MAX_IDLE_TIME, default=5m"`
 	SlowQuery       time.Duration `env:"DATABASE_SLOW_QUERY, default=500ms"`
+	// StatementTimeout is the statement_timeout of every session: a
+	// statement running longer is cancelled by Postgres (SQLSTATE 57014,
+	// which MapError makes a 503). Zero leaves the server's setting, and a
+	// statement_timeout parameter in DATABASE_URL wins.
+	StatementTimeout time.Duration `env:"DATABASE_STATEMENT_TIMEOUT, default=5s"`
 	// DeadPeer bounds how long a half-open connection or a stopped client
 	// can go unnoticed.
 	DeadPeer DeadPeer
@@ -36,6 +43,8 @@ func (c Config) Validate() error {
 		return errors.New("DATABASE_URL is empty")
 	case c.MaxOpenConns <= 0 || c.MaxIdleConns < 0:
 		return errors.New("DATABASE_MAX_OPEN_CONNS must be positive")
+	case c.StatementTimeout < 0:
+		return errors.New("DATABASE_STATEMENT_TIMEOUT must not be negative")
 	}
 	return nil
 }
@@ -48,7 +57,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*cc)}), &gorm.Config{
+	if _, set := cc.RuntimeParams["statement_timeout"]; !set && cfg.StatementTimeout > 0 {
+		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(cfg.StatementTimeout.Milliseconds(), 1), 10)
+	}
+	pool := stdlib.OpenDB(*cc)
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{
 		Logger:                 slowLogger(log, cfg.SlowQuery),
 		FullSaveAssociations:   false,
 		SkipDefaultTransaction: true,
@@ -56,6 +69,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	})
 	if err != nil {
+		_ = pool.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	sqlDB, err := db.DB()
@@ -96,14 +110,42 @@ func Ping(db *gorm.DB) func(context.Context) error {
 }
 
 // slowLogger logs only slow queries and unexpected errors, through slog.
+// A statement cancelled because its request's client went away is not an
+// error of the service (the request logs its 499), and one that failed
+// because the database is unavailable now is a warning (Tx may retry it;
+// the request logs its 503 as an error when it could not).
 func slowLogger(log *slog.Logger, slow time.Duration) logger.Interface {
 	if log == nil {
 		return logger.Discard
 	}
-	return logger.NewSlogLogger(log, logger.Config{
+	return faultLogger{Interface: logger.NewSlogLogger(log, logger.Config{
 		SlowThreshold:             slow,
 		IgnoreRecordNotFoundError: true,
 		ParameterizedQueries:      true,
 		LogLevel:                  logger.Warn,
-	})
+	}), log: log}
+}
+
+// faultLogger is a GORM logger that lowers the level of expected faults.
+type faultLogger struct {
+	logger.Interface
+	log *slog.Logger
+}
+
+// LogMode implements logger.Interface.
+func (l faultLogger) LogMode(level logger.LogLevel) logger.Interface {
+	return faultLogger{Interface: l.Interface.LogMode(level), log: l.log}
+}
+
+// Trace implements logger.Interface.
+func (l faultLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		return
+	case Unavailable(err):
+		l.log.WarnContext(ctx, "database unavailable", "err", err, "elapsed", time.Since(begin))
+		return
+	}
+	l.Interface.Trace(ctx, begin, fc, err)
 }

@@ -6,6 +6,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/municipal-apis/platform/pkg/pg"
+
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
 
@@ -95,7 +97,7 @@ func (s cursos) Update(ctx context.Context, id int64, in *jobs.CursoInput) (*job
 
 // Delete removes the course with id and its links to categorias.
 func (s cursos) Delete(ctx context.Context, id int64) error {
-	res := s.db.WithContext(ctx).Delete(&cursoRow{}, id)
+	res := pg.Conn(ctx, s.db).Delete(&cursoRow{}, id)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return notFound("curso", id)
 	}

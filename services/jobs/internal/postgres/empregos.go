@@ -6,6 +6,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/municipal-apis/platform/pkg/pg"
+
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
 
@@ -115,7 +117,7 @@ func (s empregos) SetStatus(ctx context.Context, id int64, to jobs.EmpregoStatus
 
 // Delete removes the posting with id; nothing references postings.
 func (s empregos) Delete(ctx context.Context, id int64) error {
-	res := s.db.WithContext(ctx).Delete(&empregoRow{}, id)
+	res := pg.Conn(ctx, s.db).Delete(&empregoRow{}, id)
 	if res.Error == nil && res.RowsAffected == 0 {
 		return notFound("emprego", id)
 	}

@@ -74,7 +74,7 @@ func explainDangling(ctx context.Context, db *gorm.DB, err error, targets []targ
 	if !pg.IsCode(err, pg.ForeignKeyViolation) {
 		return err
 	}
-	if missing := dangling(db.WithContext(ctx), targets...); problem.Is(missing, problem.EINVALID) {
+	if missing := dangling(pg.Conn(ctx, db), targets...); problem.Is(missing, problem.EINVALID) {
 		return missing
 	}
 	return err

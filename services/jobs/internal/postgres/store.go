@@ -75,7 +75,9 @@ func orNil[T any](out *T, err error) (*T, error) {
 	return out, nil
 }
 
-// inTx runs fn in a transaction bound to ctx; an error rolls everything back.
+// inTx runs fn in a transaction bound to ctx (or in the one ctx carries, see
+// pg.Atomic); an error rolls everything back, and a transaction Postgres
+// aborted for a conflict or a lost connection runs again (pg.Tx).
 func inTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
-	return db.WithContext(ctx).Transaction(fn)
+	return pg.Tx(ctx, db, fn)
 }

@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -33,7 +34,7 @@ func (s *Store) ClaimPending(ctx context.Context, limit int, lease time.Duration
 		SearchContent string
 		EmbedAttempts int
 	}
-	err := s.db.WithContext(ctx).Raw(claimPending, map[string]any{"lease": lease.Seconds(), "limit": limit}).Scan(&rows).Error
+	err := pg.Conn(ctx, s.db).Raw(claimPending, map[string]any{"lease": lease.Seconds(), "limit": limit}).Scan(&rows).Error
 	if err != nil {
 		return nil, mapError(fmt.Errorf("claim pending documents: %w", err))
 	}
@@ -52,7 +53,7 @@ const samePending = ` WHERE servico_id = @id AND schema_version = @version AND s
 // (servico before document, the lock order of every write) so that its
 // change_seq moves and replicas reload its vector.
 func (s *Store) CompleteEmbedding(ctx context.Context, d catalog.PendingDocument, embedding []float32, model string) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		if err := tx.Exec(`UPDATE servicos SET change_seq = change_seq WHERE id = ?`, d.ServicoID).Error; err != nil {
 			return fmt.Errorf("touch servico: %w", err)
 		}
@@ -65,7 +66,7 @@ func (s *Store) CompleteEmbedding(ctx context.Context, d catalog.PendingDocument
 
 // RetryEmbedding implements catalog.Store.
 func (s *Store) RetryEmbedding(ctx context.Context, d catalog.PendingDocument, delay time.Duration, cause string) error {
-	err := s.db.WithContext(ctx).Exec(`UPDATE search_documents SET embed_attempts = embed_attempts + 1,
+	err := pg.Conn(ctx, s.db).Exec(`UPDATE search_documents SET embed_attempts = embed_attempts + 1,
     next_attempt_at = now() + make_interval(secs => @delay), last_error = @cause, updated_at = now()`+samePending,
 		pendingArgs(d, map[string]any{"delay": delay.Seconds(), "cause": cause})).Error
 	return mapError(err)

@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
@@ -29,7 +30,7 @@ var errRunning = problem.Errorf(problem.ECONFLICT, "a re-index is already runnin
 // BeginReindex implements catalog.ReindexStore. Locking the settings
 // row waits for in-flight writes; every later write indexes the target.
 func (s *Store) BeginReindex(ctx context.Context, m *catalog.Reindex, lease time.Duration) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		var running bool
 		err := tx.Raw(`SELECT current_version, EXISTS (SELECT 1 FROM search_migrations WHERE state = 'running')
 FROM search_settings FOR UPDATE`).Row().Scan(&m.FromVersion, &running)
@@ -62,7 +63,7 @@ RETURNING `+reindexColumns, map[string]any{
 func (s *Store) DryRun(ctx context.Context, target string) (catalog.DryRunReport, error) {
 	r := catalog.DryRunReport{DryRun: true, SchemaVersion: target}
 	var running bool
-	err := s.db.WithContext(ctx).Raw(`SELECT current_version, EXISTS (SELECT 1 FROM search_migrations WHERE state = 'running'),
+	err := pg.Conn(ctx, s.db).Raw(`SELECT current_version, EXISTS (SELECT 1 FROM search_migrations WHERE state = 'running'),
     (SELECT count(*) FROM servicos), (SELECT count(*) FROM servicos WHERE status = 1),
     (SELECT count(*) FROM search_documents WHERE schema_version = ?)
 FROM search_settings`, target).Row().Scan(&r.FromVersion, &running, &r.Servicos, &r.Published, &r.ExistingDocuments)
@@ -80,7 +81,7 @@ FROM search_settings`, target).Row().Scan(&r.FromVersion, &running, &r.Servicos,
 // ClaimReindex implements catalog.ReindexStore.
 func (s *Store) ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*catalog.Reindex, error) {
 	var m catalog.Reindex
-	res := s.db.WithContext(ctx).Raw(`UPDATE search_migrations SET
+	res := pg.Conn(ctx, s.db).Raw(`UPDATE search_migrations SET
     takeovers = takeovers + CASE WHEN lease_holder IS DISTINCT FROM @holder THEN 1 ELSE 0 END,
     lease_holder = @holder, lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
 WHERE state = 'running' AND target_version IN @known AND (lease_holder = @holder OR lease_expires_at < now())
@@ -96,7 +97,7 @@ RETURNING `+reindexColumns, map[string]any{"holder": holder, "lease": lease.Seco
 
 // Heartbeat implements catalog.ReindexStore.
 func (s *Store) Heartbeat(ctx context.Context, id, holder string, lease time.Duration) error {
-	res := s.db.WithContext(ctx).Exec(`UPDATE search_migrations SET lease_expires_at = now() + make_interval(secs => ?)
+	res := pg.Conn(ctx, s.db).Exec(`UPDATE search_migrations SET lease_expires_at = now() + make_interval(secs => ?)
 WHERE id = ? AND lease_holder = ? AND state = 'running'`, lease.Seconds(), id, holder)
 	if res.Error != nil {
 		return mapError(fmt.Errorf("re-index heartbeat: %w", res.Error))
@@ -117,7 +118,7 @@ func (e errMissing) Error() string { return fmt.Sprintf("%d servicos lack a targ
 // holder still holds it, checks that every Servico has a target document
 // and makes the target current.
 func (s *Store) SwitchVersion(ctx context.Context, id, holder string) (int64, error) {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		var target *string
 		if err := tx.Raw(`SELECT target_version FROM search_settings FOR UPDATE`).Row().Scan(&target); err != nil {
 			return fmt.Errorf("lock search_settings: %w", err)

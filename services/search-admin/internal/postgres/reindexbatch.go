@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -33,7 +34,7 @@ func (s *Store) MissingDocuments(ctx context.Context, version string, limit int)
 
 func (s *Store) servicosWithSeq(ctx context.Context, query string, args ...any) ([]catalog.Servico, []int64, error) {
 	var rows []servicoSeqRow
-	if err := s.db.WithContext(ctx).Raw(query, args...).Scan(&rows).Error; err != nil {
+	if err := pg.Conn(ctx, s.db).Raw(query, args...).Scan(&rows).Error; err != nil {
 		return nil, nil, mapError(fmt.Errorf("read re-index batch: %w", err))
 	}
 	out, seqs := make([]catalog.Servico, len(rows)), make([]int64, len(rows))

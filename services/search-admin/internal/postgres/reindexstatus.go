@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
@@ -15,7 +16,7 @@ import (
 // cancelled (search never left the current version); otherwise search goes
 // back to the previous version, whose documents every write kept fresh.
 func (s *Store) Rollback(ctx context.Context) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		var previous *string
 		if err := tx.Raw(`SELECT previous_version FROM search_settings FOR UPDATE`).Row().Scan(&previous); err != nil {
 			return fmt.Errorf("lock search_settings: %w", err)
@@ -45,7 +46,7 @@ WHERE id = (SELECT id FROM search_migrations WHERE state = 'completed' ORDER BY 
 // and the latest re-index in one snapshot so they always agree.
 func (s *Store) ReindexStatus(ctx context.Context) (catalog.ReindexStatus, error) {
 	var st catalog.ReindexStatus
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		err := tx.Raw(`SELECT current_version, previous_version, target_version FROM search_settings`).Row().
 			Scan(&st.CurrentVersion, &st.PreviousVersion, &st.TargetVersion)
 		if err != nil {
@@ -65,7 +66,7 @@ func (s *Store) ReindexStatus(ctx context.Context) (catalog.ReindexStatus, error
 
 // ReindexHistory implements catalog.ReindexStore.
 func (s *Store) ReindexHistory(ctx context.Context, page, perPage int) ([]catalog.Reindex, int64, error) {
-	db := s.db.WithContext(ctx)
+	db := pg.Conn(ctx, s.db)
 	var total int64
 	if err := db.Raw(`SELECT count(*) FROM search_migrations`).Row().Scan(&total); err != nil {
 		return nil, 0, mapError(fmt.Errorf("count re-indexes: %w", err))

@@ -39,7 +39,7 @@ func mapError(err error) error { return pg.MapError(err, constraintFields) }
 // CurrentVersion implements catalog.Store.
 func (s *Store) CurrentVersion(ctx context.Context) (string, error) {
 	var version string
-	if err := s.db.WithContext(ctx).Raw("SELECT current_version FROM search_settings").Row().Scan(&version); err != nil {
+	if err := pg.Conn(ctx, s.db).Raw("SELECT current_version FROM search_settings").Row().Scan(&version); err != nil {
 		return "", mapError(fmt.Errorf("read search_settings: %w", err))
 	}
 	return version, nil
@@ -47,7 +47,7 @@ func (s *Store) CurrentVersion(ctx context.Context) (string, error) {
 
 // WriteVersions implements catalog.Store.
 func (s *Store) WriteVersions(ctx context.Context) (catalog.WriteVersions, error) {
-	v, err := readVersions(s.db.WithContext(ctx), "")
+	v, err := readVersions(pg.Conn(ctx, s.db), "")
 	return v, mapError(err)
 }
 
@@ -81,7 +81,7 @@ func indexIn(tx *gorm.DB, id string, versions catalog.WriteVersions, index catal
 
 // Create implements catalog.Store.
 func (s *Store) Create(ctx context.Context, sv *catalog.Servico, index catalog.Indexer) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		versions, err := readVersions(tx, "FOR SHARE")
 		if err != nil {
 			return err
@@ -97,7 +97,7 @@ func (s *Store) Create(ctx context.Context, sv *catalog.Servico, index catalog.I
 
 // Get implements catalog.Store.
 func (s *Store) Get(ctx context.Context, id string) (*catalog.Servico, error) {
-	sv, err := get(s.db.WithContext(ctx), id)
+	sv, err := get(pg.Conn(ctx, s.db), id)
 	return sv, mapError(err)
 }
 
@@ -123,7 +123,7 @@ func get(tx *gorm.DB, id string) (*catalog.Servico, error) {
 // Update implements catalog.Store.
 func (s *Store) Update(ctx context.Context, id string, change func(*catalog.Servico), index catalog.Indexer) (*catalog.Servico, error) {
 	var out *catalog.Servico
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
 		versions, err := readVersions(tx, "FOR SHARE")
 		if err != nil {
 			return err
@@ -149,7 +149,7 @@ func (s *Store) Update(ctx context.Context, id string, change func(*catalog.Serv
 
 // Delete implements catalog.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	res := s.db.WithContext(ctx).Where("id = ?", id).Delete(&servicoRow{})
+	res := pg.Conn(ctx, s.db).Where("id = ?", id).Delete(&servicoRow{})
 	if res.Error != nil {
 		return mapError(fmt.Errorf("delete servico: %w", res.Error))
 	}
