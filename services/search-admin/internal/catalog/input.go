@@ -51,7 +51,7 @@ func (in Input) Servico(v *problem.Violations) *Servico {
 		OrgaoGestor:           c.list("orgao_gestor", in.OrgaoGestor, true),
 		PublicoEspecifico:     c.list("publico_especifico", in.PublicoEspecifico, true),
 		Resumo:                c.required("resumo", in.Resumo, MaxResumo),
-		TemaGeral:             c.required("tema_geral", in.TemaGeral, 0),
+		TemaGeral:             c.required("tema_geral", in.TemaGeral, MaxTemaGeral),
 		CustoServico:          c.text("custo_servico", in.CustoServico),
 		DescricaoCompleta:     c.text("descricao_completa", in.DescricaoCompleta),
 		ResultadoSolicitacao:  c.text("resultado_solicitacao", in.ResultadoSolicitacao),

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
 )
@@ -49,7 +50,8 @@ type Schema struct {
 type Document struct {
 	SchemaVersion string
 	Content       string
-	// Weighted holds the text of each tsvector weight, A to D.
+	// Weighted holds the text of each tsvector weight, A to D, at most
+	// MaxWeightedBytes of each.
 	Weighted [4]string
 	// StemAccents is the schema's: the tsvector also holds the folded
 	// stems of Weighted as written.
@@ -95,8 +97,34 @@ func (sc Schema) Document(s *Servico) Document {
 			doc.Weighted[i] = strings.TrimSpace(doc.Weighted[i] + "\n" + weighted)
 		}
 	}
+	for i, text := range doc.Weighted {
+		doc.Weighted[i] = cutWords(text, MaxWeightedBytes)
+	}
 	doc.Content = strings.Join(lines, "\n")
 	return doc
+}
+
+// MaxWeightedBytes bounds the text of one tsvector weight. Postgres refuses
+// a tsvector over 1 MB, and a text of short distinct words makes a tsvector
+// about two and a half times its size, twice that with StemAccents; four
+// weights of 32 KiB stay below. Text past it is kept in search_content and
+// the embedding, but keyword search does not find it.
+const MaxWeightedBytes = 32 << 10
+
+// cutWords cuts s to at most n bytes, at the last white space before the
+// limit (or the last whole character when there is none).
+func cutWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexAny(s[:cut], " \n"); i > 0 {
+		cut = i
+	}
+	return s[:cut]
 }
 
 // Registry holds the search-schema versions defined in code, in numeric order.

@@ -15,6 +15,9 @@ const (
 const (
 	MaxNomeServico = 255
 	MaxResumo      = 350
+	// MaxTemaGeral is not in table 2.7: tema_geral is a theme that lists
+	// filter on and a b-tree indexes, which refuses rows over 8 kB.
+	MaxTemaGeral = 255
 )
 
 // MaxListItems bounds each string array of a Servico (orgao_gestor,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,4 +60,26 @@ func TestBodiesOfHostileShapeAreRefusedAndChangeNothing(t *testing.T) {
 			t.Errorf("the stored servico changed:\n%s\n%s", before.Body, after.Body)
 		}
 	})
+}
+
+func TestLongTextsAreStoredAndSearchableWithoutOverflowingTheIndex(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	var b strings.Builder
+	for i := 0; b.Len() < 900_000; i++ { // short distinct words make the largest tsvector
+		b.WriteString(strconv.FormatInt(int64(i)*7919, 36) + " ")
+	}
+	long := b.String()
+	created := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{
+		"nome_servico": "Serviço de texto longo", "descricao_completa": long, "status": 1,
+	})).servico(t, http.StatusCreated)
+	if created.DescricaoCompleta != long {
+		t.Errorf("descricao_completa stored with %d bytes, sent %d", len(created.DescricaoCompleta), len(long))
+	}
+	page := app.searchPage(t, url.Values{"q": {"texto longo"}, "mode": {"keyword"}})
+	if len(page.Data) != 1 || page.Data[0].ID != created.ID {
+		t.Errorf("keyword search found %v", ids(page))
+	}
+	assertViolations(t, app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", with(map[string]any{"tema_geral": strings.Repeat("palavra ", 120_000)})),
+		[]violation{{"tema_geral", "max_length"}})
 }
