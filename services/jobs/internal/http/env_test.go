@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -46,16 +47,24 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvWith(t, nil)
+}
+
+// newEnvWith is newEnv with some settings of the environment changed.
+func newEnvWith(t testing.TB, settings map[string]string) *env {
+	t.Helper()
 	idp := devidptest.Start(t)
 	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
-	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
+	vars := map[string]string{
 		"HTTP_ADDR":               "127.0.0.1:0",
 		"HTTP_MAX_BODY_BYTES":     strconv.Itoa(maxBody),
 		"DATABASE_URL":            dsn,
 		"DATABASE_MAX_OPEN_CONNS": "10",
 		"DATABASE_MAX_IDLE_CONNS": "5",
 		"OIDC_ISSUER_URL":         idp.Issuer(),
-	}))
+	}
+	maps.Copy(vars, settings)
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(vars))
 	if err != nil {
 		t.Fatal(err)
 	}
