@@ -1,0 +1,14 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/municipal-apis/platform/pkg/program/programtest"
+)
+
+// TestTheREADMEDocumentsEveryVariable keeps the environment table of
+// devidp's README true: every variable config reads, none other, the defaults.
+func TestTheREADMEDocumentsEveryVariable(t *testing.T) {
+	t.Parallel()
+	programtest.CheckEnvTable(t, "../../devidp/README.md", config{}, nil)
+}

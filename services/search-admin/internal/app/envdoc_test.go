@@ -1,0 +1,15 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/municipal-apis/platform/pkg/program/programtest"
+	"github.com/municipal-apis/platform/services/search-admin/internal/app"
+)
+
+// TestTheREADMEDocumentsEveryVariable keeps the one environment table of the
+// README true: every variable Config reads, none other, the defaults it applies.
+func TestTheREADMEDocumentsEveryVariable(t *testing.T) {
+	t.Parallel()
+	programtest.CheckEnvTable(t, "../../README.md", app.Config{}, app.Defaults)
+}
