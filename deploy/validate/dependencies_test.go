@@ -189,6 +189,11 @@ func TestEveryNeighbourIsWhatDependenciesNames(t *testing.T) {
 			if got := configMap(t, objs, "gateway").Data["TRUSTED_PROXIES"]; got != edge.Controller.TrustedProxies {
 				t.Errorf("TRUSTED_PROXIES %q, dependencies.yaml says %q", got, edge.Controller.TrustedProxies)
 			}
+			for _, cidr := range strings.Split(edge.Controller.TrustedProxies, ",") {
+				if p, err := netip.ParsePrefix(cidr); err != nil || !p.Addr().IsPrivate() || p.Bits() <= 8 {
+					t.Errorf("trusted proxy range %q is not a private range narrower than a /8: name the controller's pods only", cidr)
+				}
+			}
 			route := find[gatewayv1.HTTPRoute](t, objs, "gateway")
 			if len(route.Spec.ParentRefs) != 1 {
 				t.Fatalf("HTTPRoute parents %+v, want the one Gateway", route.Spec.ParentRefs)
