@@ -26,6 +26,7 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
 	apihttp "github.com/municipal-apis/platform/services/search-admin/internal/http"
+	"github.com/municipal-apis/platform/services/search-admin/internal/lexicon"
 	"github.com/municipal-apis/platform/services/search-admin/internal/postgres"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
@@ -113,10 +114,14 @@ func (a *App) wire(ctx context.Context, verifier *auth.Verifier, schema func(con
 	}
 	a.reembed = catalog.NewReembedder(store, schemas, a.embedder, cfg.Reembed, logger)
 	a.reindexer = catalog.NewReindexer(store, schemas, a.embedder, cfg.Reindex, cfg.LeaseHolder, logger)
+	words, err := lexicon.Default()
+	if err != nil {
+		return err
+	}
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
 		Catalog:   catalog.NewService(store, schemas, a.embedder, logger),
-		Search:    catalog.NewSearcher(store, a.index, a.vectors, schemas, a.embedder, cfg.Search, logger),
+		Search:    catalog.NewSearcher(store, a.index, a.vectors, schemas, a.embedder, words, cfg.Search, logger),
 		Reindexer: a.reindexer, Verifier: verifier, Idempotency: a.keys.Middleware(),
 	})
 	a.handler = server.Handler(server.Options{

@@ -92,13 +92,17 @@ const (
 type queryWord struct {
 	// text is the word folded; typed is the word as written, lowercase.
 	text, typed string
-	term        Term
+	// inLexicon is set when text is a word of the lexicon: it is never
+	// corrected.
+	inLexicon bool
+	term      Term
 }
 
 // keywordRanking ranks the published Servicos for q by full text. Every
-// word must match first; when that fills no page (q.PerPage), the words no
-// document knows are corrected to the nearest known words and every word
-// is tried again, and then any word matches.
+// word must match first; when that fills no page (q.PerPage), the words
+// that are no Portuguese word and that no document knows are corrected to
+// the nearest catalog words and every word is tried again, and then any
+// word matches.
 func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, q SearchQuery, limit, offset int) ([]ScoredID, int, error) {
 	words, err := s.queryWords(ctx, schema, q.Text)
 	if err != nil {
@@ -128,9 +132,10 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, q SearchQu
 }
 
 // queryWords splits text into at most maxTerms words and asks the store for
-// their lexemes, both ways when the schema stems accents. The last word is
-// also a prefix while it is incomplete: text does not end after it, and it
-// is no word of the catalog's vocabulary.
+// the lexemes of each: of the word folded, and of its spellings and its
+// other number in the lexicon (stemmed as written, in a schema that stems
+// accents). The last word is also a prefix while it is incomplete: text
+// does not end after it, and it is no word of the lexicon or the catalog.
 func (s *Searcher) queryWords(ctx context.Context, schema Schema, text string) ([]queryWord, error) {
 	tokens := textnorm.Tokens(text)
 	if len(tokens) > maxTerms {
@@ -141,27 +146,60 @@ func (s *Searcher) queryWords(ctx context.Context, schema Schema, text string) (
 	}
 	words := make([]queryWord, len(tokens))
 	var lq LexemeQuery
+	first := make([]int, len(tokens)+1)
 	for i, tok := range tokens {
-		words[i] = queryWord{text: textnorm.Fold(tok), typed: tok}
-		lq.Texts = append(lq.Texts, LexemeText{Text: words[i].text})
-		if schema.StemAccents {
-			lq.Texts = append(lq.Texts, LexemeText{Text: tok, StemAccents: true})
+		w := queryWord{text: textnorm.Fold(tok), typed: tok}
+		w.inLexicon = s.lexicon.Known(w.text)
+		words[i] = w
+		first[i] = len(lq.Texts)
+		lq.Texts = append(lq.Texts, LexemeText{Text: w.text})
+		for _, v := range s.variants(w) {
+			t := LexemeText{Text: v, StemAccents: true}
+			if !schema.StemAccents {
+				t = LexemeText{Text: textnorm.Fold(v)}
+			}
+			if !slices.Contains(lq.Texts[first[i]:], t) {
+				lq.Texts = append(lq.Texts, t)
+			}
 		}
 	}
+	first[len(tokens)] = len(lq.Texts)
 	found, err := s.store.Lexemes(ctx, lq)
 	if err != nil {
 		return nil, err
 	}
-	per := len(lq.Texts) / len(words)
 	for i := range words {
-		folded := found[i*per]
-		prefix := i == len(words)-1 && !folded.Known && incomplete(text, words[i].text)
-		words[i].term = addAlternative(words[i].term, alternative(folded.Lexemes, prefix))
-		if per > 1 {
-			words[i].term = addAlternative(words[i].term, alternative(found[i*per+1].Lexemes, false))
+		w := &words[i]
+		folded := found[first[i]]
+		prefix := i == len(words)-1 && !folded.Known && !w.inLexicon && incomplete(text, w.text)
+		w.term = addAlternative(w.term, alternative(folded.Lexemes, prefix))
+		for _, l := range found[first[i]+1 : first[i+1]] {
+			w.term = addAlternative(w.term, alternative(l.Lexemes, false))
 		}
 	}
 	return words, nil
+}
+
+// variants returns the words w may stand for: its spelling as typed when
+// that has accents and is a word, else every spelling of the folded word
+// (the accents a citizen left out), and the other number of the word; the
+// word as typed when the lexicon knows none of them.
+func (s *Searcher) variants(w queryWord) []string {
+	var out []string
+	if w.typed != w.text && s.lexicon.IsWord(w.typed) {
+		out = append(out, w.typed)
+	} else {
+		out = append(out, s.lexicon.Spellings(w.text)...)
+	}
+	if len(out) == 0 {
+		return []string{w.typed}
+	}
+	for _, n := range s.lexicon.Numbers(w.text) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // incomplete reports whether the last word, folded, may still be being
@@ -179,13 +217,15 @@ func addAlternative(term Term, alt Alternative) Term {
 	return append(term, alt)
 }
 
-// correct adds to each word that no document knows the known words nearest
-// to it, and reports whether any word got one.
+// correct adds to each word that is no word of the lexicon and that no
+// document knows the catalog's words nearest to it, and reports whether any
+// word got one. A real word the catalog does not contain is left alone:
+// "correcting" it to the nearest catalog word changes its meaning.
 func (s *Searcher) correct(ctx context.Context, schema Schema, words []queryWord) (bool, error) {
 	cq := CorrectionQuery{Version: schema.Version, StemAccents: schema.StemAccents}
 	var at []int
 	for i, w := range words {
-		if len(w.term) > 0 && utf8.RuneCountInString(w.text) >= correctionMinLength {
+		if len(w.term) > 0 && !w.inLexicon && utf8.RuneCountInString(w.text) >= correctionMinLength {
 			cq.Words = append(cq.Words, CorrectionWord{Word: w.text, Term: w.term})
 			at = append(at, i)
 		}

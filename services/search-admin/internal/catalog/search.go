@@ -71,13 +71,27 @@ type Searcher struct {
 	sync     *VectorSync
 	schemas  *Registry
 	embedder Embedder
+	lexicon  Lexicon
 	cfg      SearchConfig
 	log      *slog.Logger
 }
 
+// Lexicon knows the words of the language of the catalog (Brazilian
+// Portuguese), by their folded form: lowercase, without accents.
+type Lexicon interface {
+	// Known reports whether folded is a word.
+	Known(folded string) bool
+	// IsWord reports whether w, lowercase with its accents, is a word.
+	IsWord(w string) bool
+	// Spellings returns the words, accents included, whose folded form is folded.
+	Spellings(folded string) []string
+	// Numbers returns the singular of a plural or the plurals of a singular.
+	Numbers(folded string) []string
+}
+
 // NewSearcher wires a Searcher.
-func NewSearcher(store SearchStore, index *VectorIndex, sync *VectorSync, schemas *Registry, embedder Embedder, cfg SearchConfig, log *slog.Logger) *Searcher {
-	return &Searcher{store: store, index: index, sync: sync, schemas: schemas, embedder: embedder, cfg: cfg, log: log}
+func NewSearcher(store SearchStore, index *VectorIndex, sync *VectorSync, schemas *Registry, embedder Embedder, lexicon Lexicon, cfg SearchConfig, log *slog.Logger) *Searcher {
+	return &Searcher{store: store, index: index, sync: sync, schemas: schemas, embedder: embedder, lexicon: lexicon, cfg: cfg, log: log}
 }
 
 // Search ranks the published Servicos for q in the current schema version

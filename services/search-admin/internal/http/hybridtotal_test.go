@@ -9,6 +9,7 @@ import (
 
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
+	"github.com/municipal-apis/platform/services/search-admin/internal/lexicon"
 )
 
 // pageThrough reads every page of a search until one comes back empty and
@@ -51,7 +52,11 @@ func TestHybridTotalCountsWhatCanBePaged(t *testing.T) {
 	t.Run("with more matches than candidates the total is what can be paged and says it is a lower bound", func(t *testing.T) {
 		t.Parallel()
 		cfg := catalog.SearchConfig{MinSimilarity: 0.2, Candidates: 10}
-		searcher := catalog.NewSearcher(app.store, app.index, app.sync, catalog.DefaultRegistry(), embedding.Hash{}, cfg, quiet)
+		words, err := lexicon.Default()
+		if err != nil {
+			t.Fatal(err)
+		}
+		searcher := catalog.NewSearcher(app.store, app.index, app.sync, catalog.DefaultRegistry(), embedding.Hash{}, words, cfg, quiet)
 		meta, got := pageThrough(t, func(page int) catalog.SearchResult {
 			res, err := searcher.Search(context.Background(), catalog.SearchQuery{Text: "coleta entulho", Mode: catalog.ModeHybrid, Page: page, PerPage: 4})
 			if err != nil {

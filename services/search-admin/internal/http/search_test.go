@@ -219,13 +219,11 @@ func TestSearchTextNeverBecomesQuerySyntax(t *testing.T) {
 	for _, q := range []string{"alvaráː", "ːː", "ː", "dʼágua", "ʹʻʼʽˈː", "árvoreːa", "podaːa:*", "árvoreːb poda", "a ː b ʼ c", "poda ːaːbːcːd"} {
 		for _, mode := range allModes {
 			t.Run(mode+" search for "+q+" answers 200", func(t *testing.T) {
-				t.Parallel()
 				app.searchPage(t, url.Values{"q": {q}, "mode": {mode}})
 			})
 		}
 	}
 	t.Run("a folded colon is no weight filter", func(t *testing.T) {
-		t.Parallel()
 		// "árvoreːb" folds to "arvore:b", which to_tsquery reads as "árvore
 		// in a B field": the service with both words in its name (A) was
 		// left out of the every-word pass that fills this page of one.
@@ -254,10 +252,55 @@ func TestLastWordIsAPrefixOnlyWhileIncomplete(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			got := names(app.searchPage(t, url.Values{"q": {tt.q}, "mode": {"keyword"}}))
 			if tt.want != nil && !slices.Equal(got, tt.want) || tt.want == nil && slices.Contains(got, "Matrícula escolar") {
 				t.Errorf("results for %q = %q, want %q", tt.q, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOnlyWordsThatAreNoWordsAreCorrected: a Portuguese word the catalog
+// does not contain ("bombeiro", firefighter) was "corrected" to the nearest
+// catalog word ("bueiro", storm drain) and found an unrelated service.
+func TestOnlyWordsThatAreNoWordsAreCorrected(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Desobstrução de bueiro", "resumo": "Limpeza de ralos na rua."})
+	tests := []struct {
+		name, q string
+		want    []string
+	}{
+		{"a real word out of the catalog is never rewritten", "bombeiro ", nil},
+		{"a misspelling is corrected", "boeiro ", []string{"Desobstrução de bueiro"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := names(app.searchPage(t, url.Values{"q": {tt.q}, "mode": {"keyword"}})); !slices.Equal(got, tt.want) {
+				t.Errorf("results for %q = %q, want %q", tt.q, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAWordFindsItsOtherNumberAndLostAccents: the stemmer leaves some
+// singulars and plurals apart ("inscrição" inscrica, "inscrições"
+// inscrico; "animal", "animais" anim); the lexicon gives the other number
+// and the accents a citizen left out.
+func TestAWordFindsItsOtherNumberAndLostAccents(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Inscrição no cadastro de feirantes", "resumo": "Cadastro anual."})
+	app.publish(t, map[string]any{"nome_servico": "Resgate de animais feridos", "resumo": "Atendimento veterinário."})
+	tests := []struct{ q, want string }{
+		{"inscricoes ", "Inscrição no cadastro de feirantes"},
+		{"inscrições ", "Inscrição no cadastro de feirantes"},
+		{"animal ferido ", "Resgate de animais feridos"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q+"finds "+tt.want, func(t *testing.T) {
+			if got := names(app.searchPage(t, url.Values{"q": {tt.q}, "mode": {"keyword"}})); !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("results for %q = %q", tt.q, got)
 			}
 		})
 	}
