@@ -75,7 +75,7 @@ func testEnv(dsn string, idp *devidptest.IdP) map[string]string {
 		"HTTP_ADDR":                   "127.0.0.1:0",
 		"DATABASE_URL":                dsn,
 		"DATABASE_MAX_OPEN_CONNS":     "10",
-		"DATABASE_MAX_IDLE_CONNS":     "5",
+		"DATABASE_MAX_IDLE_CONNS":     "2",
 		"DATABASE_CONN_MAX_LIFETIME":  "1m",
 		"DATABASE_CONN_MAX_IDLE_TIME": "1m",
 		"OIDC_ISSUER_URL":             idp.Issuer(),

@@ -182,7 +182,6 @@ func TestRelevanceOfEachModeOnEachSet(t *testing.T) {
 	t.Parallel()
 	for _, set := range relevanceSets {
 		t.Run(set.name, func(t *testing.T) {
-			t.Parallel()
 			ev := evaluate(t, set)
 			t.Logf("\n%s", ev.table())
 			if set.listMisses {
