@@ -50,7 +50,13 @@ func (m *depsMachine) fake(name, body string) {
 		m.t.Fatal(err)
 	}
 	script := "#!" + bash + "\n" + body + "\n"
-	if err := os.WriteFile(filepath.Join(m.bin, name), []byte(script), 0o755); err != nil {
+	path := filepath.Join(m.bin, name)
+	// A fake replaces a basic tool's link; writing through the link would
+	// overwrite the machine's own command.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		m.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		m.t.Fatal(err)
 	}
 }
@@ -223,6 +229,40 @@ func TestDepsScriptReadsTheAddressesOfTheTestsURLs(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PostgreSQL answers at "+pg) || !strings.Contains(string(out), "Redis answers at "+redis) {
 		t.Errorf("err %v, output:\n%s", err, out)
+	}
+}
+
+// TestDepsScriptSetsTrustOnlyWhenPostgresAsksForAPassword runs the script
+// for real against a pretend Postgres that answers TCP but whose psql check
+// fails: only a password question may lead to editing pg_hba.conf and
+// reloading the cluster; any other failure (too many clients) leaves the
+// server alone.
+func TestDepsScriptSetsTrustOnlyWhenPostgresAsksForAPassword(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, psqlError string
+		changes         bool
+	}{
+		{"a server out of connections is left alone", "psql: error: FATAL:  sorry, too many clients already", false},
+		{"a server asking for a password gets trust on loopback", "psql: error: fe_sendauth: no password supplied", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newDepsMachine(t, 0)
+			calls := filepath.Join(t.TempDir(), "calls")
+			pg := listening(t)
+			m.fake("psql", fmt.Sprintf("echo %q >&2; exit 2", tt.psqlError))
+			m.fake("pg_lsclusters", fmt.Sprintf("echo '16 main %s online postgres /var/lib/postgresql/16/main log'", port(pg)))
+			m.fake("pg_ctlcluster", fmt.Sprintf(`echo "pg_ctlcluster $*" >> %q`, calls))
+			m.fake("sed", fmt.Sprintf(`echo "sed $*" >> %q`, calls))
+			_, out := m.run(pg, listening(t))
+			recorded, _ := os.ReadFile(calls)
+			if tt.changes != strings.Contains(string(recorded), "pg_ctlcluster --skip-systemctl-redirect 16 main reload") ||
+				tt.changes != strings.Contains(string(recorded), "/etc/postgresql/16/main/pg_hba.conf") {
+				t.Errorf("commands run: %q\noutput:\n%s", recorded, out)
+			}
+		})
 	}
 }
 
