@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
@@ -49,18 +47,22 @@ func (s *Store) ClaimPending(ctx context.Context, limit int, lease time.Duration
 // the content that was embedded: an update in between wins.
 const samePending = ` WHERE servico_id = @id AND schema_version = @version AND search_content = @content AND embedding_pending`
 
-// CompleteEmbedding implements catalog.Store. It touches the Servico first
-// (servico before document, the lock order of every write) so that its
-// change_seq moves and replicas reload its vector.
+// completeEmbedding stores an embedding in one statement: it touches the
+// Servico first (servico before document, the lock order of every write) so
+// that its change_seq moves and replicas reload its vector, then fills the
+// document if it is still pending with the content that was embedded. One
+// statement, so a worker stopped at any moment holds no lock a writer needs.
+const completeEmbedding = `
+WITH touched AS (
+    UPDATE servicos SET change_seq = change_seq WHERE id = @id RETURNING id
+)
+UPDATE search_documents SET embedding = @embedding, embedding_model = @model,
+    embedding_pending = false, next_attempt_at = NULL, last_error = NULL, updated_at = now()
+WHERE servico_id = (SELECT id FROM touched) AND schema_version = @version AND search_content = @content AND embedding_pending`
+
+// CompleteEmbedding implements catalog.Store.
 func (s *Store) CompleteEmbedding(ctx context.Context, d catalog.PendingDocument, embedding []float32, model string) error {
-	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
-		if err := tx.Exec(`UPDATE servicos SET change_seq = change_seq WHERE id = ?`, d.ServicoID).Error; err != nil {
-			return fmt.Errorf("touch servico: %w", err)
-		}
-		return tx.Exec(`UPDATE search_documents SET embedding = @embedding, embedding_model = @model,
-    embedding_pending = false, next_attempt_at = NULL, last_error = NULL, updated_at = now()`+samePending,
-			pendingArgs(d, map[string]any{"embedding": vector(embedding), "model": model})).Error
-	})
+	err := pg.Conn(ctx, s.db).Exec(completeEmbedding, pendingArgs(d, map[string]any{"embedding": vector(embedding), "model": model})).Error
 	return mapError(err)
 }
 
