@@ -49,6 +49,7 @@ func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
 		"a duration that does not parse is refused": {"EMBEDDING_TIMEOUT": "soon"},
 		"a non-positive body limit is refused":      {"HTTP_MAX_BODY_BYTES": "0"},
 		"a zero re-index batch is refused":          {"REINDEX_BATCH_SIZE": "0"},
+		"a re-index lease of 1s is refused":         {"REINDEX_LEASE_TTL": "1s"},
 		"a similarity above one is refused":         {"SEARCH_MIN_SIMILARITY": "1.5"},
 		"a zero index recheck period is refused":    {"SEARCH_INDEX_RECHECK": "0s"},
 	}

@@ -38,6 +38,22 @@ type Reindex struct {
 	RolledBackAt   *int64 `json:"rolled_back_at,omitempty"`
 	// Cursor is the last Servico id indexed, where a takeover resumes.
 	Cursor string `json:"-"`
+	// Generation counts the claims of the lease; the runner's writes name it.
+	Generation int64 `json:"-"`
+}
+
+// Lease names the claim a runner works under: a write succeeds only while
+// the run is still held by Holder in the same Generation, so a runner that
+// stalled past its lease and wakes after a takeover is fenced off.
+type Lease struct {
+	ReindexID  string
+	Holder     string
+	Generation int64
+}
+
+// Lease returns the claim r was read with.
+func (r *Reindex) Lease() Lease {
+	return Lease{ReindexID: r.ID, Holder: r.LeaseHolder, Generation: r.Generation}
 }
 
 // ReindexStatus is the state of the search schema: the version in use, the
@@ -72,12 +88,9 @@ type BatchDocument struct {
 
 // Progress identifies the runner writing a batch and how far it got.
 type Progress struct {
-	ReindexID string
-	Holder    string
+	Lease Lease
 	// Cursor is the last Servico id of the batch ("" leaves it unchanged).
 	Cursor string
-	// Read is how many Servicos the batch covered.
-	Read int
 }
 
 // ReindexStore persists re-indexes and their lease.
@@ -89,21 +102,27 @@ type ReindexStore interface {
 	// DryRun counts what a re-index to target would index.
 	DryRun(ctx context.Context, target string) (DryRunReport, error)
 	// ClaimReindex takes the running re-index (of a version in known)
-	// when holder holds it already or its lease has expired; nil when none.
+	// when holder holds it already or its lease has expired, in a new lease
+	// generation; nil when none. It never waits for a row lock: a run
+	// whose row another session holds is left for the next poll.
 	ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*Reindex, error)
-	// Heartbeat extends holder's lease; ErrLeaseLost when it is not holder's.
-	Heartbeat(ctx context.Context, id, holder string, lease time.Duration) error
+	// Heartbeat extends l; ErrLeaseLost when the run is no longer held under l.
+	Heartbeat(ctx context.Context, l Lease, lease time.Duration) error
 	// ReindexBatch reads up to limit Servicos after the id after, in id
 	// order, with their change_seq.
 	ReindexBatch(ctx context.Context, after string, limit int) ([]Servico, []int64, error)
 	// MissingDocuments reads up to limit Servicos without a document of version.
 	MissingDocuments(ctx context.Context, version string, limit int) ([]Servico, []int64, error)
-	// IndexBatch writes docs of the Servicos unchanged since they were read
-	// and records p, extending the lease; ErrLeaseLost when it is not p.Holder's.
+	// IndexBatch writes, in one statement, docs of the Servicos unchanged
+	// since they were read and not being written right now, and records p,
+	// extending the lease; ErrLeaseLost when the run is no longer held under
+	// p.Lease. No lock outlives the statement, so a runner stopped between
+	// batches holds nothing.
 	IndexBatch(ctx context.Context, p Progress, docs []BatchDocument, lease time.Duration) error
 	// SwitchVersion makes the target current, if every Servico has a target
-	// document; it returns how many lack one otherwise, switching nothing.
-	SwitchVersion(ctx context.Context, id, holder string) (missing int64, err error)
+	// document; it returns how many lack one otherwise, switching nothing,
+	// and ErrLeaseLost when the run is no longer held under l.
+	SwitchVersion(ctx context.Context, l Lease) (missing int64, err error)
 	// Rollback cancels the running re-index, or else switches back to the
 	// previous version; ECONFLICT when there is nothing to roll back.
 	Rollback(ctx context.Context) error
@@ -129,6 +148,9 @@ type ReindexConfig struct {
 func (c ReindexConfig) Validate() error {
 	if c.LeaseTTL <= 0 || c.Poll <= 0 || c.BatchSize <= 0 || c.RetryDelay <= 0 {
 		return errors.New("REINDEX_LEASE_TTL, REINDEX_POLL_INTERVAL, REINDEX_BATCH_SIZE and REINDEX_RETRY_DELAY must be positive")
+	}
+	if c.LeaseTTL <= time.Second {
+		return errors.New("REINDEX_LEASE_TTL must be above 1s, the longest a re-indexing statement waits for a lock")
 	}
 	return nil
 }

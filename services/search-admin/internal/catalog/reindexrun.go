@@ -30,14 +30,17 @@ func (m *Reindexer) Run(ctx context.Context) error {
 // execute runs ri under a heartbeat until it is switched, ctx is done or
 // the lease is lost.
 func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go m.heartbeat(ctx, cancel, ri.ID)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go m.heartbeat(ctx, cancel, ri.Lease())
 	log := m.log.With("reindex_id", ri.ID, "schema_version", ri.SchemaVersion)
-	log.InfoContext(ctx, "running re-index", "resume_after", ri.Cursor, "takeovers", ri.Takeovers)
+	log.InfoContext(ctx, "running re-index", "resume_after", ri.Cursor, "takeovers", ri.Takeovers, "lease_generation", ri.Generation)
 	err := m.indexAll(ctx, ri)
 	if err == nil {
 		err = m.finish(ctx, ri)
+	}
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
+		err = cause // the heartbeat found the lease lost and stopped the run
 	}
 	switch {
 	case err == nil:
@@ -50,7 +53,7 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 }
 
 // heartbeat extends the lease every third of its TTL; losing it cancels the run.
-func (m *Reindexer) heartbeat(ctx context.Context, cancel context.CancelFunc, id string) {
+func (m *Reindexer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l Lease) {
 	tick := time.NewTicker(m.cfg.LeaseTTL / 3)
 	defer tick.Stop()
 	for {
@@ -59,13 +62,13 @@ func (m *Reindexer) heartbeat(ctx context.Context, cancel context.CancelFunc, id
 			return
 		case <-tick.C:
 		}
-		err := m.store.Heartbeat(ctx, id, m.holder, m.cfg.LeaseTTL)
+		err := m.store.Heartbeat(ctx, l, m.cfg.LeaseTTL)
 		if errors.Is(err, ErrLeaseLost) {
-			cancel()
+			cancel(err)
 			return
 		}
 		if err != nil && ctx.Err() == nil {
-			m.log.WarnContext(ctx, "re-index heartbeat failed", "reindex_id", id, "err", err)
+			m.log.WarnContext(ctx, "re-index heartbeat failed", "reindex_id", l.ReindexID, "err", err)
 		}
 	}
 }
@@ -112,7 +115,7 @@ func (m *Reindexer) finish(ctx context.Context, ri *Reindex) error {
 		}
 		var missing int64
 		err = m.retry(ctx, func() (err error) {
-			missing, err = m.store.SwitchVersion(ctx, ri.ID, m.holder)
+			missing, err = m.store.SwitchVersion(ctx, ri.Lease())
 			return err
 		})
 		if err != nil || missing == 0 {
@@ -131,11 +134,7 @@ func (m *Reindexer) indexBatch(ctx context.Context, ri *Reindex, batch []Servico
 		}
 		docs[i] = BatchDocument{ServicoID: batch[i].ID, Seq: seqs[i], Doc: doc}
 	}
-	read := len(batch)
-	if cursor == "" {
-		read = 0 // a catch-up pass re-indexes what was already counted
-	}
-	p := Progress{ReindexID: ri.ID, Holder: m.holder, Cursor: cursor, Read: read}
+	p := Progress{Lease: ri.Lease(), Cursor: cursor}
 	return m.retry(ctx, func() error { return m.store.IndexBatch(ctx, p, docs, m.cfg.LeaseTTL) })
 }
 

@@ -215,3 +215,33 @@ func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
 		t.Errorf("a second rollback answered %d", again.Status)
 	}
 }
+
+func TestAStartOrRollbackGivesUpOnAStoppedWriterInsteadOfQueueingTheOthers(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	ctx := context.Background()
+	// A writer stopped inside its transaction: it holds the settings row
+	// FOR SHARE, as every write does, and says nothing more.
+	stopped := app.db.WithContext(ctx).Begin()
+	defer stopped.Rollback()
+	if err := stopped.Exec(`SELECT 1 FROM search_settings FOR SHARE`).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []struct {
+		name, path string
+		body       any
+	}{
+		{"start", "/api/v1/admin/migration/start", map[string]any{"schema_version": "v1"}},
+		{"rollback", "/api/v1/admin/migration/rollback", map[string]any{}},
+	} {
+		start := time.Now()
+		resp := app.doWithin(10*time.Second, http.MethodPost, op.path, op.body)
+		if resp.Status != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || time.Since(start) > 5*time.Second {
+			t.Errorf("%s while a writer is stopped: %d after %v (%s), want a 503 to retry within seconds", op.name, resp.Status, time.Since(start), resp.Body)
+		}
+		// Nothing waits behind the given-up start: another write goes through.
+		if resp := app.doWithin(5*time.Second, http.MethodPost, "/api/v1/admin/services", validServico()); resp.Status != http.StatusCreated {
+			t.Errorf("a write after the %s gave up: %d %s", op.name, resp.Status, resp.Body)
+		}
+	}
+}

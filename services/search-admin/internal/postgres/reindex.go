@@ -2,10 +2,10 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/pg"
@@ -22,7 +22,7 @@ const reindexColumns = `id::text AS id, from_version, target_version AS schema_v
     extract(epoch FROM lease_expires_at)::bigint AS lease_expires_at, takeovers,
     extract(epoch FROM started_at)::bigint AS started_at, extract(epoch FROM updated_at)::bigint AS updated_at,
     extract(epoch FROM finished_at)::bigint AS finished_at, extract(epoch FROM rolled_back_at)::bigint AS rolled_back_at,
-    COALESCE(cursor_id::text, '') AS cursor`
+    COALESCE(cursor_id::text, '') AS cursor, lease_generation AS generation`
 
 // errRunning answers a start while a re-index runs.
 var errRunning = problem.Errorf(problem.ECONFLICT, "a re-index is already running; wait for it or roll it back")
@@ -31,6 +31,9 @@ var errRunning = problem.Errorf(problem.ECONFLICT, "a re-index is already runnin
 // row waits for in-flight writes; every later write indexes the target.
 func (s *Store) BeginReindex(ctx context.Context, m *catalog.Reindex, lease time.Duration) error {
 	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := boundAdminTx(tx); err != nil {
+			return err
+		}
 		var running bool
 		err := tx.Raw(`SELECT current_version, EXISTS (SELECT 1 FROM search_migrations WHERE state = 'running')
 FROM search_settings FOR UPDATE`).Row().Scan(&m.FromVersion, &running)
@@ -78,14 +81,25 @@ FROM search_settings`, target).Row().Scan(&r.FromVersion, &running, &r.Servicos,
 	return r, nil
 }
 
+// claimReindex takes a running re-index whose lease is this holder's or has
+// expired, in a new lease generation. SKIP LOCKED: a run whose row another
+// session holds (a runner stopped inside a statement, an admin transaction)
+// is not waited for; the next poll tries again.
+const claimReindex = `
+UPDATE search_migrations r SET
+    takeovers = r.takeovers + CASE WHEN r.lease_holder IS DISTINCT FROM @holder THEN 1 ELSE 0 END,
+    lease_holder = @holder, lease_generation = r.lease_generation + 1,
+    lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
+FROM (SELECT id AS claim_id FROM search_migrations
+      WHERE state = 'running' AND target_version IN @known AND (lease_holder = @holder OR lease_expires_at < now())
+      FOR UPDATE SKIP LOCKED) c
+WHERE r.id = c.claim_id
+RETURNING ` + reindexColumns
+
 // ClaimReindex implements catalog.ReindexStore.
 func (s *Store) ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*catalog.Reindex, error) {
 	var m catalog.Reindex
-	res := pg.Conn(ctx, s.db).Raw(`UPDATE search_migrations SET
-    takeovers = takeovers + CASE WHEN lease_holder IS DISTINCT FROM @holder THEN 1 ELSE 0 END,
-    lease_holder = @holder, lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
-WHERE state = 'running' AND target_version IN @known AND (lease_holder = @holder OR lease_expires_at < now())
-RETURNING `+reindexColumns, map[string]any{"holder": holder, "lease": lease.Seconds(), "known": known}).Scan(&m)
+	res := pg.Conn(ctx, s.db).Raw(claimReindex, map[string]any{"holder": holder, "lease": lease.Seconds(), "known": known}).Scan(&m)
 	if res.Error != nil {
 		return nil, mapError(fmt.Errorf("claim re-index: %w", res.Error))
 	}
@@ -95,10 +109,19 @@ RETURNING `+reindexColumns, map[string]any{"holder": holder, "lease": lease.Seco
 	return &m, nil
 }
 
+// heldBy matches the row of a run still held under a lease.
+const heldBy = `id = @id AND lease_holder = @holder AND lease_generation = @generation AND state = 'running'`
+
+// leaseArgs are the named arguments of heldBy.
+func leaseArgs(l catalog.Lease, args map[string]any) map[string]any {
+	args["id"], args["holder"], args["generation"] = l.ReindexID, l.Holder, l.Generation
+	return args
+}
+
 // Heartbeat implements catalog.ReindexStore.
-func (s *Store) Heartbeat(ctx context.Context, id, holder string, lease time.Duration) error {
-	res := pg.Conn(ctx, s.db).Exec(`UPDATE search_migrations SET lease_expires_at = now() + make_interval(secs => ?)
-WHERE id = ? AND lease_holder = ? AND state = 'running'`, lease.Seconds(), id, holder)
+func (s *Store) Heartbeat(ctx context.Context, l catalog.Lease, lease time.Duration) error {
+	res := pg.Conn(ctx, s.db).Exec(`UPDATE search_migrations SET lease_expires_at = now() + make_interval(secs => @lease)
+WHERE `+heldBy, leaseArgs(l, map[string]any{"lease": lease.Seconds()}))
 	if res.Error != nil {
 		return mapError(fmt.Errorf("re-index heartbeat: %w", res.Error))
 	}
@@ -108,47 +131,54 @@ WHERE id = ? AND lease_holder = ? AND state = 'running'`, lease.Seconds(), id, h
 	return nil
 }
 
-// errMissing aborts a switch that found Servicos without a target document.
-type errMissing struct{ n int64 }
+// switchVersion is SwitchVersion in one statement: it locks the settings
+// row (waiting for in-flight writes, at most lockWait), then the run's row
+// if still held under the lease, counts the Servicos without a target
+// document and, when there are none, completes the run, makes the target
+// current and tells every replica to reload its vectors. Nothing stays
+// locked after it, whatever happens to the client.
+const switchVersion = `
+WITH settings AS (
+    SELECT target_version FROM search_settings FOR UPDATE
+), lease AS (
+    SELECT r.id FROM search_migrations r, settings WHERE r.` + heldBy + ` FOR UPDATE OF r
+), missing AS (
+    SELECT count(*) AS n FROM servicos s, settings WHERE NOT EXISTS
+        (SELECT FROM search_documents d WHERE d.servico_id = s.id AND d.schema_version = settings.target_version)
+), done AS (
+    UPDATE search_migrations r SET state = 'completed', finished_at = now(), updated_at = now(),
+        lease_holder = NULL, lease_expires_at = NULL,
+        total = (SELECT count(*) FROM servicos), processed = (SELECT count(*) FROM servicos)
+    FROM lease, settings, missing
+    WHERE r.id = lease.id AND settings.target_version IS NOT NULL AND missing.n = 0
+    RETURNING r.id
+), switched AS (
+    UPDATE search_settings SET previous_version = current_version, current_version = target_version,
+        target_version = NULL, revision = revision + 1, updated_at = now()
+    WHERE EXISTS (SELECT FROM done)
+    RETURNING current_version
+), notified AS (
+    SELECT pg_notify(@channel, @all) FROM switched
+)
+SELECT EXISTS (SELECT FROM lease), (SELECT n FROM missing), (SELECT count(*) FROM notified)`
 
-func (e errMissing) Error() string { return fmt.Sprintf("%d servicos lack a target document", e.n) }
-
-// SwitchVersion implements catalog.ReindexStore: one transaction locks the
-// settings row (waiting for in-flight writes), completes the re-index if
-// holder still holds it, checks that every Servico has a target document
-// and makes the target current.
-func (s *Store) SwitchVersion(ctx context.Context, id, holder string) (int64, error) {
-	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
-		var target *string
-		if err := tx.Raw(`SELECT target_version FROM search_settings FOR UPDATE`).Row().Scan(&target); err != nil {
-			return fmt.Errorf("lock search_settings: %w", err)
-		}
-		res := tx.Exec(`UPDATE search_migrations SET state = 'completed', finished_at = now(), updated_at = now(),
-    lease_holder = NULL, lease_expires_at = NULL, total = (SELECT count(*) FROM servicos)
-WHERE id = ? AND lease_holder = ? AND state = 'running'`, id, holder)
-		if res.Error != nil {
-			return fmt.Errorf("complete re-index: %w", res.Error)
-		}
-		if res.RowsAffected == 0 || target == nil {
-			return catalog.ErrLeaseLost
-		}
-		var missing int64
-		if err := tx.Raw(`SELECT count(*) FROM servicos s WHERE NOT EXISTS
-    (SELECT 1 FROM search_documents d WHERE d.servico_id = s.id AND d.schema_version = ?)`, *target).Row().Scan(&missing); err != nil {
-			return fmt.Errorf("count missing documents: %w", err)
-		}
-		if missing > 0 {
-			return errMissing{missing}
-		}
-		return setVersions(tx, `previous_version = current_version, current_version = target_version, target_version = NULL`)
+// SwitchVersion implements catalog.ReindexStore.
+func (s *Store) SwitchVersion(ctx context.Context, l catalog.Lease) (int64, error) {
+	var held bool
+	var missing, switched int64
+	err := withLockWait(ctx, s.db, func(conn *pgx.Conn) error {
+		args := leaseArgs(l, map[string]any{"channel": ChangesChannel, "all": catalog.AllChanged})
+		return conn.QueryRow(ctx, switchVersion, pgx.NamedArgs(args)).Scan(&held, &missing, &switched)
 	})
-	if e, ok := errors.AsType[errMissing](err); ok {
-		return e.n, nil
+	switch {
+	case err != nil:
+		return 0, mapError(fmt.Errorf("switch version: %w", err))
+	case !held:
+		return 0, catalog.ErrLeaseLost
+	case switched == 0 && missing == 0:
+		return 0, catalog.ErrLeaseLost // the target was cleared: a rollback cancelled the run
 	}
-	if errors.Is(err, catalog.ErrLeaseLost) {
-		return 0, err
-	}
-	return 0, mapError(err)
+	return missing, nil
 }
 
 // setVersions updates the versions of the settings row and tells every

@@ -44,76 +44,106 @@ func (s *Store) servicosWithSeq(ctx context.Context, query string, args ...any) 
 	return out, seqs, nil
 }
 
-// recordProgress advances the re-index and extends the lease, only for
-// its holder; it also locks the re-index row against a concurrent takeover.
-const recordProgress = `
-UPDATE search_migrations SET processed = processed + @read, cursor_id = COALESCE(@cursor::uuid, cursor_id),
-    total = (SELECT count(*) FROM servicos), lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
-WHERE id = @id AND lease_holder = @holder AND state = 'running'`
+// indexBatch is IndexBatch in one statement. It locks the run's row if the
+// run is still held under the lease; takes the batch's Servicos whose
+// change_seq is still the one their documents were built from, skipping
+// (SKIP LOCKED) any a writer holds right now, since that writer indexes
+// it, or else the pass over missing documents does; writes their
+// documents; and records the cursor with progress counted in the same
+// snapshot: processed is how many Servicos of the catalog lie at or before
+// the cursor, total how many there are, so processed never exceeds total.
+// The embeddings come as one flat array, dimensions floats per document.
+var indexBatch = `
+WITH lease AS (
+    SELECT id FROM search_migrations WHERE ` + heldBy + ` FOR UPDATE
+), input AS (
+    SELECT * FROM unnest(@ids::uuid[], @seqs::bigint[], @contents::text[], @a::text[], @b::text[], @c::text[], @d::text[],
+        @models::text[], @pending::boolean[], @errors::text[])
+        WITH ORDINALITY AS i(servico_id, seq, content, a, b, c, d, model, pending, error, n)
+), unchanged AS (
+    SELECT s.id FROM servicos s JOIN input i ON i.servico_id = s.id AND i.seq = s.change_seq
+    WHERE EXISTS (SELECT FROM lease)
+    ORDER BY s.id
+    FOR SHARE OF s SKIP LOCKED
+), written AS (
+    INSERT INTO search_documents (` + documentColumns + `)
+    SELECT i.servico_id, @version, i.content, ` + weightedDocument("i.a", "i.b", "i.c", "i.d", "@stem_accents::boolean") + `,
+        CASE WHEN NOT i.pending THEN (@embeddings::float4[])[(i.n - 1) * @dimensions + 1 : i.n * @dimensions] END,
+        i.model, i.pending, 0, CASE WHEN i.pending THEN now() END, NULLIF(i.error, ''), now()
+    FROM input i JOIN unchanged u ON u.id = i.servico_id
+    ORDER BY i.servico_id
+    ` + replaceDocument + `
+    RETURNING 1
+), progress AS (
+    UPDATE search_migrations r SET cursor_id = COALESCE(@cursor::uuid, r.cursor_id),
+        processed = (SELECT count(*) FROM servicos WHERE id <= COALESCE(@cursor::uuid, r.cursor_id)),
+        total = (SELECT count(*) FROM servicos),
+        lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
+    FROM lease WHERE r.id = lease.id
+    RETURNING 1
+)
+SELECT EXISTS (SELECT FROM progress), (SELECT count(*) FROM written)`
 
-// IndexBatch implements catalog.ReindexStore in one transaction: it
-// records progress (failing when the lease is lost), locks the Servicos of
-// the batch FOR SHARE (waiting for writers in flight, blocking new ones until
-// commit), and writes the documents of those whose change_seq is still the
-// one they were built from. A Servico that changed was indexed by its
-// writer, or is caught by the pass over missing documents.
+// IndexBatch implements catalog.ReindexStore.
 func (s *Store) IndexBatch(ctx context.Context, p catalog.Progress, docs []catalog.BatchDocument, lease time.Duration) error {
+	args, err := batchArgs(docs)
+	if err != nil {
+		return err
+	}
 	var cursor any
 	if p.Cursor != "" {
 		cursor = p.Cursor
 	}
-	err := withConn(ctx, s.db, func(conn *pgx.Conn) error {
-		return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{}, func(tx pgx.Tx) error {
-			tag, err := tx.Exec(ctx, recordProgress, pgx.NamedArgs{
-				"read": p.Read, "cursor": cursor, "lease": lease.Seconds(), "id": p.ReindexID, "holder": p.Holder,
-			})
-			if err != nil {
-				return fmt.Errorf("record re-index progress: %w", err)
-			}
-			if tag.RowsAffected() == 0 {
-				return catalog.ErrLeaseLost
-			}
-			seqs, err := lockServicos(ctx, tx, docs)
-			if err != nil {
-				return err
-			}
-			batch := &pgx.Batch{}
-			for _, d := range docs {
-				if seq, ok := seqs[d.ServicoID]; ok && seq == d.Seq {
-					args := documentArgs(d.ServicoID, d.Doc)
-					args["embedding"] = []float32(args["embedding"].(vector))
-					batch.Queue(upsertDocument, pgx.NamedArgs(args))
-				}
-			}
-			return tx.SendBatch(ctx, batch).Close()
-		})
+	args = leaseArgs(p.Lease, args)
+	args["cursor"], args["lease"] = cursor, lease.Seconds()
+	var held bool
+	var written int64
+	err = withConn(ctx, s.db, func(conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, indexBatch, pgx.NamedArgs(args)).Scan(&held, &written)
 	})
-	if err != nil && err != catalog.ErrLeaseLost {
+	switch {
+	case err != nil:
 		return mapError(fmt.Errorf("write re-index batch: %w", err))
+	case !held:
+		return catalog.ErrLeaseLost
 	}
-	return err
+	return nil
 }
 
-// lockServicos locks the Servicos of docs FOR SHARE, in id order, and
-// returns their change_seq.
-func lockServicos(ctx context.Context, tx pgx.Tx, docs []catalog.BatchDocument) (map[string]int64, error) {
-	ids := make([]string, len(docs))
+// batchArgs lays docs out as the arrays indexBatch reads, one element per
+// document; every embedding takes the same number of floats, zeros for a
+// pending document.
+func batchArgs(docs []catalog.BatchDocument) (map[string]any, error) {
+	n := len(docs)
+	ids, seqs, contents := make([]string, n), make([]int64, n), make([]string, n)
+	weighted := [4][]string{make([]string, n), make([]string, n), make([]string, n), make([]string, n)}
+	models, pending, errs := make([]string, n), make([]bool, n), make([]string, n)
+	version, stemAccents, dims := "", false, 0
+	for _, d := range docs {
+		version, stemAccents = d.Doc.SchemaVersion, d.Doc.StemAccents
+		if !d.Doc.Pending {
+			dims = len(d.Doc.Embedding)
+		}
+	}
+	embeddings := make([]float32, 0, n*dims)
 	for i, d := range docs {
-		ids[i] = d.ServicoID
+		if d.Doc.SchemaVersion != version || d.Doc.StemAccents != stemAccents || (!d.Doc.Pending && len(d.Doc.Embedding) != dims) {
+			return nil, fmt.Errorf("re-index batch mixes versions or dimensions at servico %s", d.ServicoID)
+		}
+		ids[i], seqs[i], contents[i] = d.ServicoID, d.Seq, d.Doc.Content
+		for w := range weighted {
+			weighted[w][i] = d.Doc.Weighted[w]
+		}
+		models[i], pending[i], errs[i] = d.Doc.Model, d.Doc.Pending, d.Doc.LastError
+		if d.Doc.Pending {
+			embeddings = append(embeddings, make([]float32, dims)...)
+		} else {
+			embeddings = append(embeddings, d.Doc.Embedding...)
+		}
 	}
-	rows, err := tx.Query(ctx, `SELECT id::text, change_seq FROM servicos WHERE id = ANY($1::uuid[]) ORDER BY id FOR SHARE`, ids)
-	if err != nil {
-		return nil, fmt.Errorf("lock batch servicos: %w", err)
-	}
-	seqs := make(map[string]int64, len(ids))
-	var id string
-	var seq int64
-	_, err = pgx.ForEachRow(rows, []any{&id, &seq}, func() error {
-		seqs[id] = seq
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read batch servicos: %w", err)
-	}
-	return seqs, nil
+	return map[string]any{
+		"ids": ids, "seqs": seqs, "contents": contents, "version": version, "stem_accents": stemAccents,
+		"a": weighted[0], "b": weighted[1], "c": weighted[2], "d": weighted[3],
+		"models": models, "pending": pending, "errors": errs, "embeddings": embeddings, "dimensions": dims,
+	}, nil
 }

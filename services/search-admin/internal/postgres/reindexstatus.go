@@ -17,6 +17,9 @@ import (
 // back to the previous version, whose documents every write kept fresh.
 func (s *Store) Rollback(ctx context.Context) error {
 	err := pg.Tx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := boundAdminTx(tx); err != nil {
+			return err
+		}
 		var previous *string
 		if err := tx.Raw(`SELECT previous_version FROM search_settings FOR UPDATE`).Row().Scan(&previous); err != nil {
 			return fmt.Errorf("lock search_settings: %w", err)
