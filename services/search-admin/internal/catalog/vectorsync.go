@@ -63,12 +63,36 @@ type VectorSync struct {
 	mu      sync.Mutex
 	pending map[string]bool
 	wake    chan struct{}
+	retry   reconnectBackoff
+}
+
+// reconnectBackoff is the pause before the change listener connects again:
+// it doubles from first up to most while connections keep failing, and
+// starts from first again after a connection that stayed up for healthy, so
+// one interruption a day does not leave the listener slow for good.
+type reconnectBackoff struct {
+	first, most, healthy time.Duration
+	next                 time.Duration
+}
+
+// listenBackoff is the listener's reconnectBackoff.
+var listenBackoff = reconnectBackoff{first: 100 * time.Millisecond, most: 10 * time.Second, healthy: 10 * time.Second}
+
+// after returns the pause after a connection that was up for up (zero when
+// it never came up).
+func (b *reconnectBackoff) after(up time.Duration) time.Duration {
+	if b.next == 0 || up >= b.healthy {
+		b.next = b.first
+	}
+	d := b.next
+	b.next = min(2*b.next, b.most)
+	return d
 }
 
 // NewVectorSync wires a VectorSync that fills index from source.
 func NewVectorSync(index *VectorIndex, source VectorSource, schemas *Registry, cfg VectorSyncConfig, log *slog.Logger) *VectorSync {
 	return &VectorSync{index: index, source: source, schemas: schemas, cfg: cfg, log: log,
-		pending: map[string]bool{}, wake: make(chan struct{}, 1)}
+		pending: map[string]bool{}, wake: make(chan struct{}, 1), retry: listenBackoff}
 }
 
 // LoadAll replaces the index with the current version read now.
@@ -127,18 +151,22 @@ func (s *VectorSync) Run(ctx context.Context) error {
 // listen keeps a LISTEN connection open, reconnecting with backoff; after a
 // reconnect it rechecks, since notifications sent meanwhile are lost.
 func (s *VectorSync) listen(ctx context.Context) {
-	delay := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := s.source.ListenChanges(ctx, func() { s.notify(reconnected) }, s.notify)
+		var upSince time.Time
+		err := s.source.ListenChanges(ctx, func() { upSince = time.Now(); s.notify(reconnected) }, s.notify)
 		if ctx.Err() != nil {
 			return
 		}
-		s.log.WarnContext(ctx, "change notifications interrupted", "err", err, "retry_in", delay.String())
+		var up time.Duration
+		if !upSince.IsZero() {
+			up = time.Since(upSince)
+		}
+		delay := s.retry.after(up)
+		s.log.WarnContext(ctx, "change notifications interrupted", "err", err, "was_up", up.String(), "retry_in", delay.String())
 		select {
 		case <-ctx.Done():
 		case <-time.After(delay):
 		}
-		delay = min(2*delay, 10*time.Second)
 	}
 }
 
