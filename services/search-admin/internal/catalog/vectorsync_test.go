@@ -40,8 +40,8 @@ type retryLog struct {
 }
 
 func (l *retryLog) Enabled(context.Context, slog.Level) bool { return true }
-func (l *retryLog) WithAttrs([]slog.Attr) slog.Handler      { return l }
-func (l *retryLog) WithGroup(string) slog.Handler           { return l }
+func (l *retryLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *retryLog) WithGroup(string) slog.Handler            { return l }
 func (l *retryLog) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "retry_in" {
@@ -61,9 +61,9 @@ func TestTheListenerReconnectsQuicklyAgainAfterAHealthyConnection(t *testing.T) 
 	defer cancel()
 	src := &flakySource{done: cancel, script: []time.Duration{
 		failed, failed, failed, // the database is away: the pause doubles
-		50 * time.Millisecond,  // a connection that held for the healthy period
-		failed, failed,         // the next interruption starts from the first pause
-		5 * time.Millisecond,   // one that came up but dropped at once keeps doubling
+		50 * time.Millisecond, // a connection that held for the healthy period
+		failed, failed,        // the next interruption starts from the first pause
+		5 * time.Millisecond, // one that came up but dropped at once keeps doubling
 		failed,
 	}}
 	log := &retryLog{}
