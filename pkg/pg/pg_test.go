@@ -173,3 +173,35 @@ func dbName(dsn string) string {
 	}
 	return strings.TrimPrefix(u.Path, "/")
 }
+
+// The Kubernetes manifests give DATABASE_URL without credentials and the role
+// as PGUSER/PGPASSWORD from a Secret, so owner and runtime roles share a URL.
+func TestOpenTakesTheRoleFromPGUSERWhenTheURLNamesNone(t *testing.T) {
+	withUser, err := url.Parse(pgtest.NewURL(t, emptyMigrations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := withUser.User.Username()
+	bare := *withUser
+	bare.User = nil
+	cfg := pg.Config{URL: bare.String(), MaxOpenConns: 1, MaxIdleConns: 1}
+
+	t.Setenv("PGUSER", "no_such_role_for_pg_test")
+	if db, err := pg.Open(context.Background(), cfg, nil); err == nil {
+		pg.Close(db)
+		t.Fatal("Open connected although PGUSER names no role")
+	} else if !strings.Contains(err.Error(), "no_such_role_for_pg_test") {
+		t.Fatalf("Open error %v does not come from the PGUSER role", err)
+	}
+
+	t.Setenv("PGUSER", role)
+	db, err := pg.Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatalf("Open with PGUSER=%s: %v", role, err)
+	}
+	defer pg.Close(db)
+	var current string
+	if err := db.Raw(`SELECT current_user`).Scan(&current).Error; err != nil || current != role {
+		t.Fatalf("connected as %q (%v), want %q", current, err, role)
+	}
+}
