@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1.7
 #
 # One Dockerfile for every program of the repository; the build argument
-# PROGRAM selects which one (devidp, search-admin, jobs or gateway):
+# PROGRAM selects which one of programs.txt (devidp, search-admin, jobs or
+# gateway):
 #
 #   docker build --build-arg PROGRAM=jobs --build-arg VERSION=$(git describe --tags --always) \
 #     -t ghcr.io/municipal-apis/jobs:$(git describe --tags --always) .
@@ -19,22 +20,20 @@ ARG TARGETARCH
 ENV CGO_ENABLED=0 GOWORK=off GOTOOLCHAIN=local GOFLAGS=-trimpath
 WORKDIR /src
 COPY . .
-# Each program lives at <module>/cmd/<program> and builds alone (GOWORK=off)
-# through its module's replace directive for ../pkg.
+# programs.txt names each program's module and main package; the program
+# builds alone (GOWORK=off) through its module's replace directive for ../pkg.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
     set -eu; \
-    case "${PROGRAM:-}" in \
-      devidp)       module=pkg ;; \
-      search-admin) module=services/search-admin ;; \
-      jobs)         module=services/jobs ;; \
-      gateway)      module=gateway ;; \
-      *) echo "PROGRAM '${PROGRAM:-}' is not one of devidp, search-admin, jobs, gateway" >&2; exit 1 ;; \
-    esac; \
+    entry="$(awk -v p="${PROGRAM:-}" '$1 == p && NF == 3 {print $2, $3}' programs.txt)"; \
+    if [ -z "$entry" ]; then \
+      echo "PROGRAM '${PROGRAM:-}' is not one of:" $(awk '$1 ~ /^[a-z]/ && NF == 3 {print $1}' programs.txt) >&2; exit 1; \
+    fi; \
+    set -- $entry; module=$1; main=$2; \
     export GOOS="${TARGETOS:-linux}" GOARCH="${TARGETARCH:-amd64}"; \
     cd "/src/${module}"; \
     go build -ldflags "-s -w -X github.com/municipal-apis/platform/pkg/version.Version=${VERSION}" \
-      -o /out/app "./cmd/${PROGRAM}"; \
+      -o /out/app "./${main#./${module}/}"; \
     cd /src/deploy; \
     go build -ldflags "-s -w" -o /out/probe ./cmd/probe
 

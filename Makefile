@@ -11,13 +11,10 @@ GOTEST    ?= -race -count=1 -timeout 15m
 GOTEST_SHORT ?= -short -count=1 -timeout 10m
 STATICCHECK ?= $(shell command -v staticcheck || echo $(shell go env GOPATH)/bin/staticcheck)
 
-# program name → main package
-PROG_devidp       := ./pkg/cmd/devidp
-PROG_gateway      := ./gateway/cmd/gateway
-PROG_jobs         := ./services/jobs/cmd/jobs
-PROG_search-admin := ./services/search-admin/cmd/search-admin
-CLI_MAIN          := ./tools/cmd/municipal
-PROGRAMS := devidp search-admin jobs gateway
+# programs.txt is the one list of the programs: name, module, main package.
+PROGRAMS := $(shell awk '$$1 ~ /^[a-z]/ && NF == 3 {print $$1}' programs.txt)
+main_of   = $(shell awk -v p=$(1) '$$1 == p && NF == 3 {print $$3}' programs.txt)
+CLI_MAIN := ./tools/cmd/municipal
 
 .PHONY: help
 help: ## list the targets
@@ -26,10 +23,7 @@ help: ## list the targets
 .PHONY: build
 build: ## static binaries of every program in bin/
 	@mkdir -p bin
-	@for p in $(PROGRAMS); do \
-	  case $$p in devidp) src=$(PROG_devidp);; gateway) src=$(PROG_gateway);; jobs) src=$(PROG_jobs);; search-admin) src=$(PROG_search-admin);; esac; \
-	  if [ -d "$$src" ]; then echo "build bin/$$p"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/$$p $$src || exit 1; fi; \
-	done
+	@$(foreach p,$(PROGRAMS),echo "build bin/$(p)" && CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/$(p) $(call main_of,$(p)) &&) true
 	@echo "build bin/municipal"; CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o bin/municipal $(CLI_MAIN)
 
 .PHONY: deps
@@ -51,8 +45,8 @@ lint: ## gofmt check, go vet, staticcheck
 	$(STATICCHECK) $(PACKAGES)
 
 .PHONY: run
-run: build ## the whole stack in the foreground: devidp, search-admin, jobs, gateway
-	./scripts/run.sh
+run: deps build ## the whole stack in the foreground: devidp, search-admin, jobs, gateway
+	go run ./tools/cmd/stack -bin bin
 
 .PHONY: images
 images: ## container images of every program (needs a Docker engine)

@@ -91,37 +91,6 @@ func TestDockerfileBuildsOnStaticDistrolessAsNonRoot(t *testing.T) {
 	}
 }
 
-func TestDockerfileProgramArgSelectsWhatTheMakefileBuilds(t *testing.T) {
-	t.Parallel()
-	build := mustStages(t)[0]
-	if !declaresArg(build, "PROGRAM") {
-		t.Fatal("the build stage declares no ARG PROGRAM")
-	}
-	modules := submatches(regexp.MustCompile(`([a-z-]+)\)\s+module=(\S+) ;;`), runScript(build))
-	mains := submatches(regexp.MustCompile(`(?m)^PROG_([a-z-]+)\s*:= \./(\S+)$`), readRepoFile(t, "Makefile"))
-	if len(mains) == 0 {
-		t.Fatal("the Makefile lists no PROG_ main packages")
-	}
-	for program, main := range mains {
-		t.Run(program+" builds from the Makefile's main package", func(t *testing.T) {
-			t.Parallel()
-			module, ok := modules[program]
-			if !ok {
-				t.Fatalf("the Dockerfile cannot build %s", program)
-			}
-			if got := module + "/cmd/" + program; got != main {
-				t.Errorf("Dockerfile builds %s, Makefile %s", got, main)
-			}
-			if _, err := os.Stat(filepath.Join(repoRoot(t), module, "go.mod")); err != nil {
-				t.Errorf("module %s of %s: %v", module, program, err)
-			}
-		})
-	}
-	if len(modules) != len(mains) {
-		t.Errorf("Dockerfile programs %v, Makefile programs %v", modules, mains)
-	}
-}
-
 func TestDockerignoreKeepsSourcesAndDropsTheRest(t *testing.T) {
 	t.Parallel()
 	f, err := os.Open(filepath.Join(repoRoot(t), ".dockerignore"))

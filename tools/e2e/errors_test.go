@@ -12,7 +12,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/client"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // problemBody is the RFC 9457 body every error carries.

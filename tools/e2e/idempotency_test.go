@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/municipal-apis/platform/pkg/client"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 func TestARepeatedIdempotencyKeyReplaysTheFirstAnswer(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/municipal-apis/platform/pkg/client"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // shared is the stack of every test that does not need limits of its own.

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/municipal-apis/platform/pkg/client"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // Gateway prefixes of the two areas (docs/decisions.md#ports-and-routes).

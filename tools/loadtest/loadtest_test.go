@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/municipal-apis/platform/pkg/stack"
 	"github.com/municipal-apis/platform/tools/internal/load"
-	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
 // Rate and default length of the load: moderate, for two shared cores.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // shared is the stack of every test here; each run's rows carry its own marker.

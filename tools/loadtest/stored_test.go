@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/municipal-apis/platform/pkg/stack"
 	"github.com/municipal-apis/platform/tools/internal/load"
-	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
 // tables maps each resource of the load to its table; the name member of a

@@ -24,9 +24,10 @@ Produced by:
     %s
 
 Run %s on %d CPUs (%s, %s), 1-minute load average %.2f at the start.
-Everything runs on loopback in one process except Redis: the load generator
-(vegeta), a trivial upstream answering a small JSON body, the development
-identity provider, two gateways in front of the same upstream, and a bare
+Everything runs on loopback in one process except Redis and the development
+identity provider (a devidp process started through pkg/stack): the load
+generator (vegeta), a trivial upstream answering a small JSON body, two
+gateways in front of the same upstream, and a bare
 httputil.ReverseProxy (no token check, no limits, no logging or metrics) as
 a control: the share of direct throughput that any Go reverse proxy keeps
 when it shares these cores with the load generator and the upstream. Every

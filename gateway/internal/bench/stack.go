@@ -6,7 +6,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,14 +15,13 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/gateway/internal/app"
 	"github.com/municipal-apis/platform/pkg/auth"
-	"github.com/municipal-apis/platform/pkg/devidp"
+	platform "github.com/municipal-apis/platform/pkg/stack"
 )
 
 // benchClient is the realm client whose token the load carries.
@@ -51,21 +49,23 @@ func (s *stack) serve(h http.Handler) (string, error) {
 	return "http://" + ln.Addr().String(), nil
 }
 
-// startStack starts the upstream, the identity provider and both gateways.
+// startStack starts the upstream, the identity provider (through
+// pkg/stack, as every stack of the repository) and both gateways.
 func startStack(ctx context.Context, redisURL string) (*stack, error) {
 	s := &stack{}
 	var err error
 	if s.upstream, err = s.serve(http.HandlerFunc(trivial)); err != nil {
 		return nil, err
 	}
-	idp, err := s.startIdP()
+	idp, err := platform.Start(ctx, platform.Options{Programs: []string{platform.IdP}, LogLevel: "warn"})
 	if err != nil {
 		return nil, errors.Join(err, s.close())
 	}
-	if s.token, err = fetchToken(ctx, idp); err != nil {
+	s.stops = append(s.stops, func() error { return errors.Join(idp.Close(), platform.RemoveBinaries()) })
+	if s.token, err = idp.Token(ctx, benchClient); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
-	verifier, err := auth.NewVerifier(auth.Config{IssuerURL: idp.Issuer(), Logger: quiet()})
+	verifier, err := auth.NewVerifier(auth.Config{IssuerURL: idp.Issuer, Logger: quiet()})
 	if err != nil {
 		return nil, errors.Join(err, s.close())
 	}
@@ -97,53 +97,6 @@ func bareProxy(upstream string) http.Handler {
 func trivial(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"ok":true}`)
-}
-
-// startIdP serves the development identity provider on loopback.
-func (s *stack) startIdP() (*devidp.Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("listen: %w", err)
-	}
-	idp, err := devidp.New(devidp.Options{Issuer: "http://" + ln.Addr().String(), Logger: quiet()})
-	if err != nil {
-		_ = ln.Close()
-		return nil, fmt.Errorf("start devidp: %w", err)
-	}
-	srv := &http.Server{Handler: idp, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	s.stops = append(s.stops, srv.Close)
-	return idp, nil
-}
-
-// fetchToken gets an access token by client credentials, as a client would.
-func fetchToken(ctx context.Context, idp *devidp.Server) (string, error) {
-	realm, err := devidp.DefaultRealm()
-	if err != nil {
-		return "", err
-	}
-	c, ok := realm.Client(benchClient)
-	if !ok {
-		return "", fmt.Errorf("the realm has no client %s", benchClient)
-	}
-	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {benchClient}, "client_secret": {c.Secret}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, idp.TokenURL(), strings.NewReader(form.Encode()))
-	if err != nil {
-		return "", fmt.Errorf("token request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("token request: %w", err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.AccessToken == "" {
-		return "", fmt.Errorf("token response %s: %v", resp.Status, err)
-	}
-	return body.AccessToken, nil
 }
 
 // startGateway runs a gateway in front of the upstream with limits on or off.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/municipal-apis/platform/pkg/stack"
 	"github.com/municipal-apis/platform/tools/internal/load"
-	"github.com/municipal-apis/platform/tools/internal/stack"
 )
 
 // LoadRun is a loadgen run of the default mix against a stack started for it.
@@ -22,7 +22,7 @@ func (l LoadRun) Command() string {
 	return fmt.Sprintf("go run ./tools/cmd/loadgen --rate %d --duration %v   # benchreport: to a stack of its own", l.Rate, l.Duration)
 }
 
-// Run starts a stack on loopback (tools/internal/stack), sends the default
+// Run starts a stack on loopback (pkg/stack), sends the default
 // mix through its gateway, and stops it.
 func (l LoadRun) Run(ctx context.Context) (rep *load.Report, err error) {
 	s, err := stack.Start(ctx, stack.Options{})

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // BenchmarkImport measures a bulk import of 200 servicos through the whole

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/pkg/client"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // servicoLine returns one JSON line of a valid Servico called nome.

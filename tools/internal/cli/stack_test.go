@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/municipal-apis/platform/pkg/client"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 // shared is the real platform (devidp, both services, the gateway) every

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/pkg/auth"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 func TestTokenPrintsAVerifiableAccessToken(t *testing.T) {

@@ -1,9 +1,12 @@
 package stack
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
+
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/municipal-apis/platform/pkg/client"
 	"github.com/municipal-apis/platform/pkg/devidp"
@@ -48,4 +51,19 @@ func (s *Stack) ClientConfig(clientID string) (client.Config, error) {
 		ClientSecret:  secret,
 		HTTPClient:    &http.Client{Timeout: 30 * time.Second},
 	}, nil
+}
+
+// Token fetches an access token of the realm client clientID from the
+// stack's identity provider with the client-credentials flow.
+func (s *Stack) Token(ctx context.Context, clientID string) (string, error) {
+	secret, err := Secret(clientID)
+	if err != nil {
+		return "", err
+	}
+	cc := clientcredentials.Config{ClientID: clientID, ClientSecret: secret, TokenURL: s.TokenURL()}
+	tok, err := cc.Token(ctx)
+	if err != nil {
+		return "", fmt.Errorf("token of %s: %w", clientID, err)
+	}
+	return tok.AccessToken, nil
 }

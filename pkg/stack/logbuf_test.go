@@ -38,3 +38,18 @@ func TestLogBuffer(t *testing.T) {
 		}
 	})
 }
+
+func TestOutputGetsEveryLineBehindItsProgram(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	b := logBuffer{copyTo: &linePrefixer{w: &out, prefix: "[jobs] "}}
+	for _, chunk := range []string{"listening\nshut", "ting down\n", "no end yet"} {
+		_, _ = b.Write([]byte(chunk))
+	}
+	if want := "[jobs] listening\n[jobs] shutting down\n"; out.String() != want {
+		t.Errorf("output %q, want %q: whole lines only, each behind the name", out.String(), want)
+	}
+	if got := b.since(0); got != "listening\nshutting down\nno end yet" {
+		t.Errorf("the log kept %q", got)
+	}
+}

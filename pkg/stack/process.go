@@ -32,7 +32,7 @@ func command(ctx context.Context, dir, name string, env []string, log *logBuffer
 	cmd.WaitDelay = stopTimeout
 	cmd.Env = append(hostEnv(), env...)
 	cmd.Stdout, cmd.Stderr = log, log
-	setParentDeathSignal(cmd)
+	setProcessAttributes(cmd)
 	return cmd
 }
 

@@ -1,9 +1,12 @@
-// Package stack runs the whole platform as real processes on loopback for
-// end-to-end tests and load tools: the development identity provider
-// (devidp), search-admin, jobs and the gateway, each built from this
-// repository's working tree and started as its own process.
+// Package stack is the one starter of the whole platform: it runs the
+// development identity provider (devidp), search-admin, jobs and the
+// gateway as real processes on loopback, each built from this
+// repository's working tree (the main packages of programs.txt) and
+// started as its own process. `make run` (tools/cmd/stack), the end-to-end
+// and load tests, benchreport and the gateway's overhead benchmark all
+// start programs through it.
 //
-// Start builds the four programs once per process (one go build of the
+// Start builds the programs once per process (one go build of the
 // go.work workspace into a temporary directory), then:
 //
 //   - starts devidp on a free loopback port (DEVIDP_ADDR, DEVIDP_ISSUER_BASE);
@@ -42,6 +45,14 @@
 //
 // Outside tests (a load tool), Start and Close do the same, and
 // RemoveBinaries deletes the built programs before the process exits.
+//
+// A local run (make run) fixes what tests leave free: Options.Addrs sets
+// the listen addresses, Options.DatabaseURLs names databases that are
+// created when missing and kept, Options.GatewayLimits keeps the gateway's
+// own rate limits, Options.Binaries uses make build's bin/, Options.Output
+// shows every program's output as it comes, and Wait returns when a program
+// exits. Options.Programs starts a part of the stack, such as the identity
+// provider alone for the gateway's benchmark.
 //
 // The addresses a caller needs are fields and methods of Stack:
 // SearchBaseURL and JobsBaseURL (the API document's {search_base_url} and

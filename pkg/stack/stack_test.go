@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/municipal-apis/platform/pkg/client"
-	"github.com/municipal-apis/platform/tools/internal/stack"
+	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }
@@ -137,5 +137,27 @@ func TestEveryProgramLogsAtTheChosenLevelAndFormat(t *testing.T) {
 	}
 	if !strings.Contains(logs, "level=DEBUG") {
 		t.Error("no program logged at debug level although LogLevel is debug")
+	}
+}
+
+func TestAStackOfTheIdentityProviderAloneNeedsNeitherPostgresNorRedis(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := stack.Start(ctx, stack.Options{
+		Programs: []string{stack.IdP},
+		RedisURL: "redis://127.0.0.1:1/0", // unreachable, and not needed
+	})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	tok, err := s.Token(ctx, stack.JobsAdmin)
+	if err != nil || strings.Count(tok, ".") != 2 {
+		t.Errorf("Token = %q, %v; want a signed JWT", tok, err)
+	}
+	if s.GatewayURL != "" || s.JobsURL != "" || s.SearchAdminURL != "" {
+		t.Errorf("programs not asked for run: gateway %q, jobs %q, search-admin %q", s.GatewayURL, s.JobsURL, s.SearchAdminURL)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v\n%s", err, s.Logs())
 	}
 }

@@ -37,7 +37,7 @@ func checkRedis(ctx context.Context, raw string) error {
 		return fmt.Errorf("redis URL: %w", err)
 	}
 	if err := redistest.Ping(ctx, u.Host); err != nil {
-		return fmt.Errorf("%w\n(start Redis with: redis-server --daemonize yes; or set %s)", err, redistest.EnvURL)
+		return fmt.Errorf("%w\n(start Redis with: redis-server --daemonize yes; or point %s, or REDIS_ADDR under make run, at it)", err, redistest.EnvURL)
 	}
 	return nil
 }
@@ -45,9 +45,25 @@ func checkRedis(ctx context.Context, raw string) error {
 // adminExec runs one statement on the Postgres maintenance database; it
 // fails with a hint when Postgres cannot be reached.
 func adminExec(ctx context.Context, sql string) error {
-	conn, err := pgx.Connect(ctx, pgtest.AdminURL())
+	return execOn(ctx, pgtest.AdminURL(), sql)
+}
+
+// checkServer fails with a hint unless the Postgres server of the
+// database dsn answers on its maintenance database.
+func checkServer(ctx context.Context, dsn string) error {
+	u, err := url.Parse(dsn)
 	if err != nil {
-		return fmt.Errorf("connect to the local Postgres: %w\n(start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start; or set %s)",
+		return fmt.Errorf("database URL: %w", err)
+	}
+	u.Path = "/postgres"
+	return execOn(ctx, u.String(), "SELECT 1")
+}
+
+// execOn runs one statement on the database at dsn.
+func execOn(ctx context.Context, dsn, sql string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("connect to Postgres: %w\n(start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start; or point %s, or PGHOST_ADDR under make run, at it)",
 			err, pgtest.EnvAdminURL)
 	}
 	defer conn.Close(context.Background())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,26 @@ type Options struct {
 	// RedisURL is the Redis of the gateway's counters; default
 	// $REDISTEST_URL, else redis://127.0.0.1:6379/0.
 	RedisURL string
+
+	// Programs starts only these programs, in the stack's order; empty
+	// starts all four. A service needs IdP, the gateway needs both services.
+	Programs []string
+	// Addrs fixes the listen address of a program, by name; default a
+	// free loopback port.
+	Addrs map[string]string
+	// DatabaseURLs fixes the database of a service, by name: it is created
+	// when missing, migrated, and kept by Close. Default a fresh database
+	// per service, dropped by Close.
+	DatabaseURLs map[string]string
+	// GatewayLimits leaves the gateway's own RATE_LIMIT_* defaults in place
+	// of DefaultRateLimit where the RateLimit fields are empty.
+	GatewayLimits bool
+	// Binaries is a directory holding the programs built already (make
+	// build's bin/); default build them from the working tree.
+	Binaries string
+	// Output also receives the programs' output as it comes, every line
+	// behind its program's name; default none (Logs keeps it either way).
+	Output io.Writer
 }
 
 // Stack is devidp, search-admin, jobs and the gateway running as separate
@@ -75,6 +96,27 @@ type Stack struct {
 	closeErr  error
 }
 
+// starts reports whether the stack starts the program name.
+func (o Options) starts(name string) bool {
+	return len(o.Programs) == 0 || slices.Contains(o.Programs, name)
+}
+
+// check refuses a choice of programs that cannot start.
+func (o Options) check() error {
+	for _, name := range o.Programs {
+		if !slices.Contains(programs, name) {
+			return fmt.Errorf("no program %q in a stack (want %s)", name, strings.Join(programs, ", "))
+		}
+	}
+	switch {
+	case (o.starts(SearchAdmin) || o.starts(Jobs)) && !o.starts(IdP):
+		return errors.New("the services need the identity provider: add IdP to Options.Programs")
+	case o.starts(Gateway) && !(o.starts(SearchAdmin) && o.starts(Jobs)):
+		return errors.New("the gateway routes to both services: add SearchAdmin and Jobs to Options.Programs")
+	}
+	return nil
+}
+
 // Start builds the programs (once per process), creates and migrates a
 // fresh database per service, and starts devidp, search-admin, jobs and the
 // gateway, returning once each answers its /readyz. It fails when Postgres
@@ -84,8 +126,15 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if s.opts.LogLevel == "" {
 		s.opts.LogLevel = "info"
 	}
+	var out *lockedWriter
+	if opts.Output != nil {
+		out = &lockedWriter{w: opts.Output}
+	}
 	for _, p := range programs {
 		s.logs[p] = &logBuffer{}
+		if out != nil {
+			s.logs[p].copyTo = &linePrefixer{w: out, prefix: "[" + p + "] "}
+		}
 	}
 	if err := s.start(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("start the stack: %w", err), s.Close())
@@ -94,27 +143,69 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 }
 
 func (s *Stack) start(ctx context.Context) error {
-	if err := checkRedis(ctx, s.RedisURL); err != nil {
+	if err := s.opts.check(); err != nil {
 		return err
 	}
-	if err := adminExec(ctx, "SELECT 1"); err != nil {
+	if s.opts.starts(Gateway) {
+		if err := checkRedis(ctx, s.RedisURL); err != nil {
+			return err
+		}
+	}
+	if err := s.checkPostgres(ctx); err != nil {
 		return err
 	}
-	bin, err := binaries(ctx)
-	if err != nil {
-		return err
+	if s.bin = s.opts.Binaries; s.bin == "" {
+		var names []string
+		for _, p := range programs {
+			if s.opts.starts(p) {
+				names = append(names, p)
+			}
+		}
+		bin, err := binaries(ctx, names)
+		if err != nil {
+			return err
+		}
+		s.bin = bin
 	}
-	s.bin = bin
-	if err := s.startIdP(ctx); err != nil {
-		return err
+	var err error
+	if s.opts.starts(IdP) {
+		if err := s.startIdP(ctx); err != nil {
+			return err
+		}
 	}
-	if s.SearchAdminURL, s.SearchDatabaseURL, err = s.startService(ctx, SearchAdmin); err != nil {
-		return err
+	if s.opts.starts(SearchAdmin) {
+		if s.SearchAdminURL, s.SearchDatabaseURL, err = s.startService(ctx, SearchAdmin); err != nil {
+			return err
+		}
 	}
-	if s.JobsURL, s.JobsDatabaseURL, err = s.startService(ctx, Jobs); err != nil {
-		return err
+	if s.opts.starts(Jobs) {
+		if s.JobsURL, s.JobsDatabaseURL, err = s.startService(ctx, Jobs); err != nil {
+			return err
+		}
 	}
-	return s.startGateway(ctx)
+	if s.opts.starts(Gateway) {
+		return s.startGateway(ctx)
+	}
+	return nil
+}
+
+// checkPostgres fails with a hint unless the Postgres of every service's
+// database answers: the tests' server for a fresh database, the named
+// server for one of Options.DatabaseURLs.
+func (s *Stack) checkPostgres(ctx context.Context) error {
+	for _, svc := range []string{SearchAdmin, Jobs} {
+		if !s.opts.starts(svc) {
+			continue
+		}
+		err := adminExec(ctx, "SELECT 1")
+		if dsn := s.opts.DatabaseURLs[svc]; dsn != "" {
+			err = checkServer(ctx, dsn)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // logEnv is the logging configuration every program gets.
@@ -135,13 +226,16 @@ func (s *Stack) startIdP(ctx context.Context) error {
 	return err
 }
 
-// startService migrates a new database for service and serves it.
+// startService migrates the database of service, a new one unless
+// Options.DatabaseURLs names one, and serves it.
 func (s *Stack) startService(ctx context.Context, service string) (url, dsn string, err error) {
-	db := "stack_" + strings.ReplaceAll(service, "-", "_") + "_" + uniqueSuffix()
-	if dsn, err = databaseURL(db); err != nil {
-		return "", "", err
+	if dsn = s.opts.DatabaseURLs[service]; dsn == "" {
+		db := "stack_" + strings.ReplaceAll(service, "-", "_") + "_" + uniqueSuffix()
+		if dsn, err = databaseURL(db); err != nil {
+			return "", "", err
+		}
+		s.databases = append(s.databases, db)
 	}
-	s.databases = append(s.databases, db)
 	env := append(s.verifierEnv(), "DATABASE_URL="+dsn)
 	migrateEnv := slices.Concat(env, s.opts.Env[service])
 	if err := runToEnd(ctx, s.bin, service, migrateEnv, s.logs[service], "migrate", "-create-database"); err != nil {
@@ -155,28 +249,38 @@ func (s *Stack) startService(ctx context.Context, service string) (url, dsn stri
 
 func (s *Stack) startGateway(ctx context.Context) error {
 	url, err := s.startProgram(ctx, Gateway, func(addr string) []string {
-		return append(s.verifierEnv(), "HTTP_ADDR="+addr,
-			"ROUTES=/search="+s.SearchAdminURL+",/go/v1="+s.JobsURL,
-			"REDIS_URL="+s.RedisURL, "RATE_LIMIT_KEY_PREFIX="+s.RateLimitKeyPrefix,
-			"RATE_LIMIT_PER_CLIENT="+orDefault(s.opts.RateLimitPerClient),
-			"RATE_LIMIT_PER_DEPARTMENT="+orDefault(s.opts.RateLimitPerDepartment),
-			"RATE_LIMIT_UNAUTHENTICATED="+orDefault(s.opts.RateLimitUnauthenticated))
+		return slices.Concat(s.verifierEnv(), []string{"HTTP_ADDR=" + addr,
+			"ROUTES=/search=" + s.SearchAdminURL + ",/go/v1=" + s.JobsURL,
+			"REDIS_URL=" + s.RedisURL, "RATE_LIMIT_KEY_PREFIX=" + s.RateLimitKeyPrefix},
+			s.rateLimitEnv())
 	})
 	s.GatewayURL = url
 	return err
 }
 
-func orDefault(rate string) string {
-	if rate == "" {
-		return DefaultRateLimit
+// rateLimitEnv sets the gateway's limits of Options: DefaultRateLimit for
+// an empty one, or nothing under GatewayLimits.
+func (s *Stack) rateLimitEnv() []string {
+	var env []string
+	for _, l := range []struct{ name, rate string }{
+		{"RATE_LIMIT_PER_CLIENT", s.opts.RateLimitPerClient},
+		{"RATE_LIMIT_PER_DEPARTMENT", s.opts.RateLimitPerDepartment},
+		{"RATE_LIMIT_UNAUTHENTICATED", s.opts.RateLimitUnauthenticated},
+	} {
+		switch {
+		case l.rate != "":
+			env = append(env, l.name+"="+l.rate)
+		case !s.opts.GatewayLimits:
+			env = append(env, l.name+"="+DefaultRateLimit)
+		}
 	}
-	return rate
+	return env
 }
 
 // startProgram starts name on a free loopback address with the environment
 // env builds for it (plus Options.Env), and waits for its /readyz.
 func (s *Stack) startProgram(ctx context.Context, name string, env func(addr string) []string, args ...string) (string, error) {
-	addr, err := freeAddr()
+	addr, err := s.addr(name)
 	if err != nil {
 		return "", err
 	}
@@ -194,6 +298,36 @@ func (s *Stack) startProgram(ctx context.Context, name string, env func(addr str
 	return url, nil
 }
 
+// addr is the listen address of program name: Options.Addrs', else a free
+// loopback port.
+func (s *Stack) addr(name string) (string, error) {
+	if a := s.opts.Addrs[name]; a != "" {
+		return a, nil
+	}
+	return freeAddr()
+}
+
+// Wait returns nil when ctx is done, or an error as soon as one of the
+// programs exits: a stack run in the foreground waits on it.
+func (s *Stack) Wait(ctx context.Context) error {
+	exited := make(chan *process, len(s.procs))
+	for _, p := range s.procs {
+		go func() {
+			select {
+			case <-p.done:
+				exited <- p
+			case <-ctx.Done():
+			}
+		}()
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case p := <-exited:
+		return fmt.Errorf("%s exited: %v", p.name, p.err)
+	}
+}
+
 // SearchBaseURL is the API document's {search_base_url} on this stack:
 // the gateway's /search route.
 func (s *Stack) SearchBaseURL() string { return s.GatewayURL + "/search" }
@@ -203,7 +337,7 @@ func (s *Stack) SearchBaseURL() string { return s.GatewayURL + "/search" }
 func (s *Stack) JobsBaseURL() string { return s.GatewayURL + "/go/v1" }
 
 // Close stops the programs with SIGTERM, the gateway first, and drops the
-// databases. It reports a program that had exited early or did not stop
+// databases the stack created. It reports a program that had exited early or did not stop
 // cleanly. Calling it again returns the first result.
 func (s *Stack) Close() error {
 	s.closeOnce.Do(func() {

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/stack"
+)
+
+func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }
+
+// syncBuffer is the stack's standard output, read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	sb strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sb.String()
+}
+
+// freeAddr returns a loopback address nobody listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testing.T) {
+	t.Parallel()
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
+	dbs := map[string]string{"SEARCH_ADMIN_DATABASE_URL": "run_search_" + suffix, "JOBS_DATABASE_URL": "run_jobs_" + suffix}
+	gateway := freeAddr(t)
+	environ := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"DEVIDP_ADDR=" + freeAddr(t), "SEARCH_ADMIN_ADDR=" + freeAddr(t), "JOBS_ADDR=" + freeAddr(t), "GATEWAY_ADDR=" + gateway,
+		"LOG_FORMAT=json",                     // a variable of the programs, passed through
+		"HTTP_ADDR=127.0.0.1:1",               // set per program by the stack, never passed through
+		"RATE_LIMIT_KEY_PREFIX=run-" + suffix, // the gateway's own limits, counted apart from other runs
+	}
+	for name, db := range dbs {
+		environ = append(environ, name+"="+strings.Replace(pgtest.AdminURL(), "/postgres?", "/"+db+"?", 1))
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), pgtest.AdminURL())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close(context.Background())
+		for _, db := range dbs {
+			_, _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
+		}
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- realMain(ctx, nil, environ, &stdout) }()
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(stdout.String(), "The stack is up"); time.Sleep(100 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("the stack ended before it was up: %v\n%s", err, stdout.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stack was not up in time:\n%s", stdout.String())
+		}
+	}
+
+	t.Run("the gateway answers on its address with its own rate limits", func(t *testing.T) {
+		resp, err := http.Get("http://" + gateway + "/go/v1/api/v1/escolaridades")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("X-RateLimit-Limit") != "60" {
+			t.Errorf("an anonymous call answered %d with limit %q, want 401 under the gateway's default of 60 a minute",
+				resp.StatusCode, resp.Header.Get("X-RateLimit-Limit"))
+		}
+	})
+	t.Run("the programs get the environment and their lines are labelled", func(t *testing.T) {
+		out := stdout.String()
+		for _, name := range []string{stack.IdP, stack.SearchAdmin, stack.Jobs, stack.Gateway} {
+			if !strings.Contains(out, "["+name+"] {") {
+				t.Errorf("no JSON line of %s in the output", name)
+			}
+		}
+	})
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("the stack did not stop cleanly: %v", err)
+	}
+	t.Run("the databases are kept for the next run", func(t *testing.T) {
+		for name, db := range dbs {
+			conn, err := pgx.Connect(context.Background(), strings.Replace(pgtest.AdminURL(), "/postgres?", "/"+db+"?", 1))
+			if err != nil {
+				t.Errorf("%s (%s) is gone: %v", db, name, err)
+				continue
+			}
+			conn.Close(context.Background())
+		}
+	})
+}
