@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -61,9 +60,9 @@ func Write(w http.ResponseWriter, r *http.Request, err error) {
 	body := BodyOf(r, err)
 	switch {
 	case body.Status >= 500:
-		slog.ErrorContext(r.Context(), "request failed", "status", body.Status, "path", r.URL.Path, "err", err)
+		Logger(r.Context()).ErrorContext(r.Context(), "request failed", "status", body.Status, "path", r.URL.Path, "err", err)
 	case body.Status == StatusClientClosedRequest:
-		slog.InfoContext(r.Context(), "client went away", "path", r.URL.Path, "err", err)
+		Logger(r.Context()).InfoContext(r.Context(), "client went away", "path", r.URL.Path, "err", err)
 	}
 	h := w.Header()
 	for k, vs := range pe.Header {

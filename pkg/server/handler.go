@@ -49,6 +49,7 @@ func Handler(o Options) http.Handler {
 	})
 	return Chain(root,
 		RequestID,
+		UseLogger(o.Logger),
 		AccessLog(o.Logger, PathLivez, PathReadyz, PathMetrics),
 		o.Metrics.Middleware,
 		Recover,

@@ -63,6 +63,20 @@ func CapBody(w http.ResponseWriter, r *http.Request, n int64) error {
 	return nil
 }
 
+// UseLogger gives every request logger, so that the failures problem.Write
+// and Recover log follow the program's format and level and carry the
+// request id, whatever the process-wide default logger is.
+func UseLogger(logger *slog.Logger) Middleware {
+	return func(next http.Handler) http.Handler {
+		if logger == nil {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(problem.WithLogger(r.Context(), logger)))
+		})
+	}
+}
+
 // Recover turns a panic into a 500 problem response and logs the stack.
 func Recover(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +88,7 @@ func Recover(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			slog.ErrorContext(r.Context(), "panic", "value", fmt.Sprint(v), "stack", string(debug.Stack()))
+			problem.Logger(r.Context()).ErrorContext(r.Context(), "panic", "value", fmt.Sprint(v), "stack", string(debug.Stack()))
 			problem.Write(w, r, problem.Wrap(problem.EINTERNAL, errors.New("panic"), ""))
 		}()
 		next.ServeHTTP(w, r)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -89,24 +88,6 @@ func (p *workerProcess) waitLog(t *testing.T, text string, limit time.Duration) 
 			t.Fatalf("the worker did not log %q within %v; its log:\n%s", text, limit, p.logs)
 		}
 	}
-}
-
-// lineLog collects a child's output.
-type lineLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lineLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lineLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 func TestAStalledReindexRunnerIsTakenOverWithoutBlockingWritersAndCannotCommitLate(t *testing.T) {
