@@ -30,7 +30,9 @@ func TestAFailedRequestIsLoggedInTheConfiguredFormatWithItsRequestID(t *testing.
 	t.Parallel()
 	logs := &lineLog{}
 	app := wireApp(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t), downProvider{}, "replica-logs",
-		func(c *searchadmin.Config) { c.Logger = server.NewLogger(logs, server.LogConfig{Level: "info", Format: "json"}) })
+		func(c *searchadmin.Config) {
+			c.Logger = server.NewLogger(logs, server.LogConfig{Level: "info", Format: "json"})
+		})
 	resp := app.do(http.MethodGet, "/api/v1/search?q=iptu&mode=semantic", "reader", nil)
 	id := resp.Header.Get(requestid.Header)
 	if resp.Status != http.StatusServiceUnavailable || id == "" {
