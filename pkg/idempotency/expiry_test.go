@@ -178,3 +178,38 @@ func TestMountedWithoutAuthenticationAKeyIsAServerError(t *testing.T) {
 		t.Errorf("runs = %d; the unauthenticated engine must not run the handler", x.runs.Load())
 	}
 }
+
+func TestARequestThatOutlivesItsClaimNeitherOverwritesNorFreesTheRetrysClaim(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, path string }{
+		{"storing its answer", "/slow"},
+		{"releasing the key after a failure", "/slowfail"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			x := newHarness(t, idempotency.Config{LockTimeout: 200 * time.Millisecond})
+			done := make(chan struct{})
+			go func() { defer close(done); x.post(tt.path, devidptest.JobsAdmin, "k", `{"name":"a"}`) }()
+			for x.rows("idempotency_keys") == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			// The request stalls past its claim, and a retry claims the
+			// key again: the row it leaves is the same but for its expiry.
+			time.Sleep(300 * time.Millisecond)
+			var retry time.Time
+			if err := x.db.Raw(`UPDATE idempotency_keys SET expires_at = now() + interval '1 minute'
+				WHERE expires_at <= now() RETURNING expires_at`).Scan(&retry).Error; err != nil || retry.IsZero() {
+				t.Fatalf("re-claim: %v", err)
+			}
+			close(x.gate)
+			<-done
+			var left int64
+			if err := x.db.Raw(`SELECT count(*) FROM idempotency_keys WHERE state = 'in_progress' AND expires_at = ?`, retry).Scan(&left).Error; err != nil {
+				t.Fatal(err)
+			}
+			if left != 1 {
+				t.Errorf("the late request changed the retry's claim: %d in-progress claims of the retry left", left)
+			}
+		})
+	}
+}

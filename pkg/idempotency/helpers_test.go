@@ -86,6 +86,10 @@ func (x *harness) routes(api *gin.RouterGroup, idem gin.HandlerFunc) {
 		x.createThing(c)
 	})
 	api.POST("/slow", idem, x.count, func(c *gin.Context) { <-x.gate; x.createThing(c) })
+	api.POST("/slowfail", idem, x.count, func(c *gin.Context) {
+		<-x.gate
+		problem.Abort(c, problem.Errorf(problem.EUNAVAILABLE, "try again"))
+	})
 }
 
 func (x *harness) count(*gin.Context) { x.runs.Add(1) }

@@ -73,7 +73,7 @@ func (k *Keys) serve(c *gin.Context, key string) error {
 		return err
 	}
 	i := id{client: claims.ClientID, key: key, fingerprint: fingerprint(c.Request, c.FullPath(), body)}
-	rec, claimed, err := k.acquire(c.Request.Context(), i)
+	rec, claimed, err := k.acquire(c.Request.Context(), &i)
 	switch {
 	case err != nil:
 		return err
@@ -91,20 +91,20 @@ func (k *Keys) serve(c *gin.Context, key string) error {
 
 // acquire claims i, or returns the live record that holds its key. An expired
 // record is deleted and the claim tried again.
-func (k *Keys) acquire(ctx context.Context, i id) (record, bool, error) {
+func (k *Keys) acquire(ctx context.Context, i *id) (record, bool, error) {
 	for range claimAttempts {
 		claimed, err := k.store.claim(ctx, i, k.cfg.LockTimeout)
 		if err != nil || claimed {
 			return record{}, claimed, pg.MapError(err, nil)
 		}
-		rec, found, err := k.store.lookup(ctx, i)
+		rec, found, err := k.store.lookup(ctx, *i)
 		switch {
 		case err != nil:
 			return record{}, false, pg.MapError(err, nil)
 		case found && !rec.Expired:
 			return rec, false, nil
 		case found:
-			if err := k.store.deleteExpired(ctx, i); err != nil {
+			if err := k.store.deleteExpired(ctx, *i); err != nil {
 				return record{}, false, pg.MapError(err, nil)
 			}
 		}

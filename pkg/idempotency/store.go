@@ -22,6 +22,11 @@ type id struct {
 	client      string
 	key         string
 	fingerprint []byte
+	// until is when the claim of this request expires: a request that
+	// stalls past it and finds its key claimed again by a retry matches
+	// no row when it completes or releases, so it cannot overwrite or free
+	// the retry's claim.
+	until time.Time
 }
 
 // record is a stored key as lookup finds it.
@@ -49,14 +54,16 @@ type response struct {
 type store struct{ db *gorm.DB }
 
 // claim inserts an in-progress row for i and reports whether this request
-// got it; an existing row of the same client and key wins.
-func (s store) claim(ctx context.Context, i id, lease time.Duration) (bool, error) {
-	res := s.db.WithContext(ctx).Exec(`INSERT INTO idempotency_keys (client_id, key, fingerprint, state, expires_at)
+// got it, setting i.until; an existing row of the same client and key wins.
+func (s store) claim(ctx context.Context, i *id, lease time.Duration) (bool, error) {
+	var row struct{ ExpiresAt time.Time }
+	res := s.db.WithContext(ctx).Raw(`INSERT INTO idempotency_keys (client_id, key, fingerprint, state, expires_at)
 		VALUES (?, ?, ?, ?, now() + make_interval(secs => ?))
-		ON CONFLICT (client_id, key) DO NOTHING`, i.client, i.key, i.fingerprint, stateInProgress, lease.Seconds())
+		ON CONFLICT (client_id, key) DO NOTHING RETURNING expires_at`, i.client, i.key, i.fingerprint, stateInProgress, lease.Seconds()).Scan(&row)
 	if res.Error != nil {
 		return false, fmt.Errorf("claim idempotency key: %w", res.Error)
 	}
+	i.until = row.ExpiresAt
 	return res.RowsAffected == 1, nil
 }
 
@@ -88,8 +95,8 @@ func (s store) complete(ctx context.Context, i id, r response, ttl time.Duration
 	}
 	err = s.db.WithContext(ctx).Exec(`UPDATE idempotency_keys
 		SET state = ?, status = ?, header = ?::jsonb, body = ?, expires_at = now() + make_interval(secs => ?)
-		WHERE client_id = ? AND key = ? AND fingerprint = ? AND state = ?`,
-		stateDone, r.status, string(header), r.body, ttl.Seconds(), i.client, i.key, i.fingerprint, stateInProgress).Error
+		WHERE client_id = ? AND key = ? AND fingerprint = ? AND state = ? AND expires_at = ?`,
+		stateDone, r.status, string(header), r.body, ttl.Seconds(), i.client, i.key, i.fingerprint, stateInProgress, i.until).Error
 	if err != nil {
 		return fmt.Errorf("store idempotent response: %w", err)
 	}
@@ -99,7 +106,8 @@ func (s store) complete(ctx context.Context, i id, r response, ttl time.Duration
 // release deletes i's claim, so that a retry runs the request again.
 func (s store) release(ctx context.Context, i id) error {
 	err := s.db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys
-		WHERE client_id = ? AND key = ? AND fingerprint = ? AND state = ?`, i.client, i.key, i.fingerprint, stateInProgress).Error
+		WHERE client_id = ? AND key = ? AND fingerprint = ? AND state = ? AND expires_at = ?`,
+		i.client, i.key, i.fingerprint, stateInProgress, i.until).Error
 	if err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
