@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"testing"
@@ -7,8 +7,8 @@ import (
 )
 
 // TestTheREADMEDocumentsEveryVariable keeps the environment table of
-// devidp's README true: every variable config reads, none other, the defaults.
+// devidp's README true: every variable Config reads, none other, the defaults.
 func TestTheREADMEDocumentsEveryVariable(t *testing.T) {
 	t.Parallel()
-	programtest.CheckEnvTable(t, "../../devidp/README.md", config{}, nil)
+	programtest.CheckEnvTable(t, "../../../../devidp/README.md", Config{}, nil)
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -37,16 +37,16 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := loadConfig(context.Background(), envconfig.MapLookuper(tt.env))
+			cfg, err := LoadConfig(context.Background(), envconfig.MapLookuper(tt.env))
 			if (err == nil) != tt.ok {
-				t.Fatalf("loadConfig() error = %v, want ok=%v", err, tt.ok)
+				t.Fatalf("LoadConfig() error = %v, want ok=%v", err, tt.ok)
 			}
 			if tt.ok && (cfg.HTTP.Addr != cfg.Addr || cfg.HTTP.ReadHeaderTimeout <= 0) {
 				t.Errorf("HTTP config = %+v, want the DEVIDP_ADDR and default timeouts", cfg.HTTP)
 			}
 		})
 	}
-	cfg, _ := loadConfig(context.Background(), envconfig.MapLookuper(nil))
+	cfg, _ := LoadConfig(context.Background(), envconfig.MapLookuper(nil))
 	if cfg.Addr != "127.0.0.1:8090" || cfg.IssuerBase != "http://127.0.0.1:8090" || cfg.RealmFile != "" {
 		t.Errorf("defaults = %q %q %q", cfg.Addr, cfg.IssuerBase, cfg.RealmFile)
 	}
@@ -80,17 +80,25 @@ func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + ln.Addr().String()
-	cfg, err := loadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
-		"DEVIDP_ISSUER_BASE": base, "DEVIDP_REALM_FILE": realmFile,
+	addr := ln.Addr().String()
+	ln.Close() // a free port for DEVIDP_ADDR, which the issuer must name before New listens
+	base := "http://" + addr
+	cfg, err := LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
+		"DEVIDP_ADDR": addr, "DEVIDP_ISSUER_BASE": base, "DEVIDP_REALM_FILE": realmFile,
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	var stderr lockedBuffer
+	cfg.Stderr = &stderr
+	a, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, cfg, ln, &stderr) }()
+	go func() { done <- a.Run(ctx) }()
 
 	resp, err := http.PostForm(base+"/auth/realms/municipal/protocol/openid-connect/token",
 		url.Values{"grant_type": {"client_credentials"}, "client_id": {"reader"}, "client_secret": {"rotated"}})
@@ -122,10 +130,10 @@ func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("run() = %v after cancel, want nil", err)
+			t.Errorf("Run() = %v after cancel, want nil", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop after cancel")
+		t.Fatal("Run did not stop after cancel")
 	}
 	out := stderr.String()
 	if !strings.Contains(out, "NOT FOR PRODUCTION") {

@@ -1,42 +1,61 @@
-package main
+package app
 
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/devidp"
+	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
-// config is devidp's configuration, read from the environment.
-type config struct {
+// Config is devidp's configuration, read from the environment. Its listen
+// address is DEVIDP_ADDR, which LoadConfig copies into HTTP.Addr.
+type Config struct {
 	Addr             string `env:"DEVIDP_ADDR, default=127.0.0.1:8090"`
 	IssuerBase       string `env:"DEVIDP_ISSUER_BASE, default=http://127.0.0.1:8090"`
 	RealmFile        string `env:"DEVIDP_REALM_FILE"` // empty: the embedded realm
 	AllowNonLoopback bool   `env:"DEVIDP_ALLOW_NON_LOOPBACK, default=false"`
 	HTTP             server.Config
 	Log              server.LogConfig
+
+	// Logger and Stderr are not read from the environment. Logger receives
+	// the logs; nil means a logger of Log on Stderr. Stderr receives the
+	// start-up banner; nil means standard error.
+	Logger *slog.Logger `env:",noinit"`
+	Stderr io.Writer
 }
 
-// loadConfig reads and validates the configuration from l.
-func loadConfig(ctx context.Context, l envconfig.Lookuper) (config, error) {
-	var cfg config
-	if err := envconfig.ProcessWith(ctx, &envconfig.Config{Target: &cfg, Lookuper: l}); err != nil {
-		return cfg, fmt.Errorf("read configuration: %w", err)
+// LoadConfig reads the configuration from l (the environment in
+// production) and validates it.
+func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
+	var cfg Config
+	if err := program.LoadConfig(ctx, l, nil, &cfg); err != nil {
+		return cfg, err
 	}
 	cfg.HTTP.Addr = cfg.Addr
-	if err := cfg.HTTP.Validate(); err != nil {
-		return cfg, fmt.Errorf("invalid configuration: %w", err)
-	}
-	if !cfg.AllowNonLoopback && !isLoopback(cfg.Addr) {
-		return cfg, fmt.Errorf("DEVIDP_ADDR %q is not a loopback address; devidp hands out tokens to anyone who can reach it, "+
-			"so set DEVIDP_ALLOW_NON_LOOPBACK=true only inside an isolated network such as a container", cfg.Addr)
-	}
 	return cfg, nil
+}
+
+// Validate reports settings that cannot work, among them a listen address
+// other programs could reach without DEVIDP_ALLOW_NON_LOOPBACK.
+func (c Config) Validate() error {
+	http := c.HTTP
+	http.Addr = c.Addr
+	if err := http.Validate(); err != nil {
+		return err
+	}
+	if !c.AllowNonLoopback && !isLoopback(c.Addr) {
+		return fmt.Errorf("DEVIDP_ADDR %q is not a loopback address; devidp hands out tokens to anyone who can reach it, "+
+			"so set DEVIDP_ALLOW_NON_LOOPBACK=true only inside an isolated network such as a container", c.Addr)
+	}
+	return nil
 }
 
 // isLoopback reports whether addr (host:port) binds only to the loopback
