@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -40,13 +42,16 @@ type Options struct {
 type Server struct {
 	realm   string
 	issuer  string // full issuer URL
-	key     *signingKey
 	ttl     time.Duration
 	now     func() time.Time
 	logger  *slog.Logger
 	clients map[string]*client
 	scopes  []string // every client scope name, for discovery
 	mux     *http.ServeMux
+
+	keysMu    sync.RWMutex
+	key       *signingKey   // signs new tokens
+	published []*signingKey // the JWKS: the signing key and the older keys still announced
 }
 
 // New builds a Server for o.
@@ -73,12 +78,12 @@ func New(o Options) (*Server, error) {
 	s := &Server{
 		realm:   o.Realm.Name,
 		issuer:  base + RealmsPath + url.PathEscape(o.Realm.Name),
-		key:     key,
 		ttl:     o.TokenTTL,
 		now:     o.Now,
 		logger:  o.Logger,
 		clients: clients,
 	}
+	s.key, s.published = key, []*signingKey{key}
 	if s.ttl <= 0 {
 		s.ttl = time.Duration(o.Realm.AccessTokenLifespan) * time.Second
 	}
@@ -142,10 +147,61 @@ func (s *Server) TokenURL() string { return s.issuer + "/protocol/openid-connect
 func (s *Server) JWKSURL() string { return s.issuer + "/protocol/openid-connect/certs" }
 
 // KeyID returns the kid of the signing key.
-func (s *Server) KeyID() string { return s.key.public.KeyID }
+func (s *Server) KeyID() string { return s.signing().public.KeyID }
 
 // Algorithm returns the JWS algorithm of the signing key, RS256 or ES256.
-func (s *Server) Algorithm() string { return string(s.key.alg) }
+func (s *Server) Algorithm() string { return string(s.signing().alg) }
+
+// signing returns the key that signs new tokens.
+func (s *Server) signing() *signingKey {
+	s.keysMu.RLock()
+	defer s.keysMu.RUnlock()
+	return s.key
+}
+
+// RotateKey makes k (nil: a fresh RSA 2048 key) the signing key and returns
+// its kid. The previous keys stay in the JWKS until RemoveKey drops them, as
+// a provider keeps announcing a retired key while its tokens live.
+func (s *Server) RotateKey(k crypto.Signer) (string, error) {
+	key, err := newSigningKey(k)
+	if err != nil {
+		return "", fmt.Errorf("devidp signing key: %w", err)
+	}
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if slices.ContainsFunc(s.published, func(p *signingKey) bool { return p.public.KeyID == key.public.KeyID }) {
+		return "", fmt.Errorf("devidp: key %s is already published", key.public.KeyID)
+	}
+	s.key, s.published = key, append([]*signingKey{key}, s.published...)
+	return key.public.KeyID, nil
+}
+
+// RemoveKey stops announcing the key kid in the JWKS, so verifiers drop it
+// and every token it signed. The signing key cannot be removed: rotate first.
+func (s *Server) RemoveKey(kid string) error {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if s.key.public.KeyID == kid {
+		return fmt.Errorf("devidp: key %s signs new tokens; rotate before removing it", kid)
+	}
+	i := slices.IndexFunc(s.published, func(p *signingKey) bool { return p.public.KeyID == kid })
+	if i < 0 {
+		return fmt.Errorf("devidp: no published key %s", kid)
+	}
+	s.published = slices.Delete(slices.Clone(s.published), i, i+1)
+	return nil
+}
+
+// jwks returns the public keys the JWKS announces, the signing key first.
+func (s *Server) jwks() jose.JSONWebKeySet {
+	s.keysMu.RLock()
+	defer s.keysMu.RUnlock()
+	set := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, len(s.published))}
+	for i, k := range s.published {
+		set.Keys[i] = k.public
+	}
+	return set
+}
 
 // Claims returns the claims the token endpoint would sign for clientID with
 // the given scope request (none: the default scopes); tests start from them
@@ -209,7 +265,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) serveJWKS(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
-	writeJSON(w, http.StatusOK, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{s.key.public}})
+	writeJSON(w, http.StatusOK, s.jwks())
 }
 
 // onlyGET answers 405 to anything but GET and HEAD.

@@ -68,7 +68,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) (*tokenResponse, 
 	if err != nil {
 		return nil, &oauthError{Status: http.StatusBadRequest, Code: "invalid_scope", Description: err.Error()}
 	}
-	tok, err := s.key.sign(claims)
+	tok, err := s.signing().sign(claims)
 	if err != nil {
 		return nil, err
 	}

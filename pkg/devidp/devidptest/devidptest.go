@@ -1,19 +1,24 @@
 // Package devidptest runs the development identity provider inside tests:
 // Start serves the real devidp handler with the embedded realm on a loopback
-// httptest server, fetches tokens with the client-credentials flow, and forges
-// hostile tokens with the real signing key.
+// port, fetches tokens with the client-credentials flow, and forges hostile
+// tokens with the real signing key. RotateKey, RemoveKey, Stop and Resume play
+// a provider's key rotation and outages.
 package devidptest
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,11 +37,15 @@ const (
 
 // IdP is a running development identity provider.
 type IdP struct {
-	srv         *httptest.Server
 	idp         *devidp.Server
 	realm       *devidp.Realm
-	key         crypto.Signer
+	addr        string // host:port, kept across Stop and Resume
+	client      *http.Client
 	jwksFetches atomic.Int64
+
+	mu  sync.Mutex
+	srv *http.Server // nil while stopped
+	key crypto.Signer
 }
 
 // Option changes how Start builds the identity provider.
@@ -54,7 +63,7 @@ func WithRealm(r *devidp.Realm) Option { return func(o *devidp.Options) { o.Real
 // WithTokenTTL sets the access-token lifetime.
 func WithTokenTTL(d time.Duration) Option { return func(o *devidp.Options) { o.TokenTTL = d } }
 
-// Start runs devidp on a loopback httptest server until the test ends.
+// Start runs devidp on a loopback port until the test ends.
 func Start(tb testing.TB, opts ...Option) *IdP {
 	tb.Helper()
 	o := devidp.Options{Logger: slog.New(slog.DiscardHandler)}
@@ -69,44 +78,139 @@ func Start(tb testing.TB, opts ...Option) *IdP {
 		o.Realm = r
 	}
 	if o.Key == nil {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			tb.Fatalf("devidptest: generate key: %v", err)
-		}
-		o.Key = k
+		o.Key = newKeyLike(tb, nil)
 	}
-	p := &IdP{realm: o.Realm, key: o.Key}
-	p.srv = httptest.NewUnstartedServer(nil)
-	o.Issuer = "http://" + p.srv.Listener.Addr().String()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("devidptest: listen: %v", err)
+	}
+	p := &IdP{realm: o.Realm, key: o.Key, addr: ln.Addr().String()}
+	p.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}
+	o.Issuer = "http://" + p.addr
 	idp, err := devidp.New(o)
 	if err != nil {
-		p.srv.Close()
+		ln.Close()
 		tb.Fatalf("devidptest: start devidp: %v", err)
 	}
 	p.idp = idp
-	jwksPath := mustPath(tb, idp.JWKSURL())
-	p.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == jwksPath {
-			p.jwksFetches.Add(1)
-		}
-		idp.ServeHTTP(w, r)
+	p.serve(ln)
+	tb.Cleanup(func() {
+		p.Stop(tb)
+		p.client.CloseIdleConnections()
 	})
-	p.srv.Start()
-	tb.Cleanup(p.srv.Close)
 	return p
 }
 
-func mustPath(tb testing.TB, raw string) string {
+// serve answers on ln until Stop.
+func (p *IdP) serve(ln net.Listener) {
+	jwksPath := mustPath(p.idp.JWKSURL())
+	srv := &http.Server{
+		ReadHeaderTimeout: 10 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == jwksPath {
+				p.jwksFetches.Add(1)
+			}
+			p.idp.ServeHTTP(w, r)
+		}),
+	}
+	p.mu.Lock()
+	p.srv = srv
+	p.mu.Unlock()
+	go func() { _ = srv.Serve(ln) }()
+}
+
+// Stop takes the identity provider off the network, as an outage would: its
+// port refuses connections and open ones are closed. Resume brings it back
+// on the same address with the same keys.
+func (p *IdP) Stop(tb testing.TB) {
 	tb.Helper()
+	p.mu.Lock()
+	srv := p.srv
+	p.srv = nil
+	p.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	if err := srv.Close(); err != nil {
+		tb.Errorf("devidptest: stop: %v", err)
+	}
+}
+
+// Resume serves again on the address Stop left.
+func (p *IdP) Resume(tb testing.TB) {
+	tb.Helper()
+	var ln net.Listener
+	var err error
+	for range 50 { // the port may linger for a moment after Stop
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		tb.Fatalf("devidptest: listen again on %s: %v", p.addr, err)
+	}
+	p.serve(ln)
+}
+
+// RotateKey signs every later token with a fresh key of the same kind and
+// returns its kid; the previous keys stay in the JWKS until RemoveKey.
+func (p *IdP) RotateKey(tb testing.TB) string {
+	tb.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := newKeyLike(tb, p.key)
+	kid, err := p.idp.RotateKey(key)
+	if err != nil {
+		tb.Fatalf("devidptest: %v", err)
+	}
+	p.key = key
+	return kid
+}
+
+// RemoveKey stops announcing kid in the JWKS, as a provider does once it
+// retires a key.
+func (p *IdP) RemoveKey(tb testing.TB, kid string) {
+	tb.Helper()
+	if err := p.idp.RemoveKey(kid); err != nil {
+		tb.Fatalf("devidptest: %v", err)
+	}
+}
+
+// signer returns the key that signs new tokens, its kid and its algorithm.
+func (p *IdP) signer() (key crypto.Signer, kid, alg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.key, p.idp.KeyID(), p.idp.Algorithm()
+}
+
+// newKeyLike generates a key of the kind of like: P-256 for an ECDSA key,
+// else RSA 2048.
+func newKeyLike(tb testing.TB, like crypto.Signer) crypto.Signer {
+	tb.Helper()
+	var k crypto.Signer
+	var err error
+	if _, ok := like.(*ecdsa.PrivateKey); ok {
+		k, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	} else {
+		k, err = rsa.GenerateKey(rand.Reader, 2048)
+	}
+	if err != nil {
+		tb.Fatalf("devidptest: generate key: %v", err)
+	}
+	return k
+}
+
+func mustPath(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		tb.Fatalf("devidptest: parse %q: %v", raw, err)
+		panic(fmt.Sprintf("devidptest: devidp announced the unparsable URL %q: %v", raw, err))
 	}
 	return u.Path
 }
 
 // URL returns the base URL the identity provider listens on.
-func (p *IdP) URL() string { return p.srv.URL }
+func (p *IdP) URL() string { return "http://" + p.addr }
 
 // Issuer returns the full issuer URL, the iss of its tokens.
 func (p *IdP) Issuer() string { return p.idp.Issuer() }
@@ -124,7 +228,7 @@ func (p *IdP) KeyID() string { return p.idp.KeyID() }
 func (p *IdP) Realm() *devidp.Realm { return p.realm }
 
 // HTTPClient returns a client for the identity provider's server.
-func (p *IdP) HTTPClient() *http.Client { return p.srv.Client() }
+func (p *IdP) HTTPClient() *http.Client { return p.client }
 
 // JWKSFetches returns how many JWKS requests the identity provider has served.
 func (p *IdP) JWKSFetches() int64 { return p.jwksFetches.Load() }
@@ -133,7 +237,7 @@ func (p *IdP) JWKSFetches() int64 { return p.jwksFetches.Load() }
 func (p *IdP) VerifierConfig() auth.Config {
 	return auth.Config{
 		IssuerURL:  p.Issuer(),
-		HTTPClient: p.srv.Client(),
+		HTTPClient: p.client,
 		Logger:     slog.New(slog.DiscardHandler),
 	}
 }
@@ -161,7 +265,7 @@ func (p *IdP) Token(tb testing.TB, clientID string, scopes ...string) string {
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	resp, err := p.srv.Client().PostForm(p.TokenURL(), form)
+	resp, err := p.client.PostForm(p.TokenURL(), form)
 	if err != nil {
 		tb.Fatalf("devidptest: token request for %s: %v", clientID, err)
 	}

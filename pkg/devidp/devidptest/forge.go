@@ -1,13 +1,18 @@
 package devidptest
 
 import (
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"maps"
+	"math/big"
 	"testing"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -18,12 +23,13 @@ import (
 // members, and a nil value removes one (alg cannot be removed, only changed).
 func (p *IdP) SignRaw(tb testing.TB, claims, header map[string]any) string {
 	tb.Helper()
-	h := mergeHeader(map[string]any{"kid": p.KeyID(), "typ": "JWT"}, header)
+	key, kid, alg := p.signer()
+	h := mergeHeader(map[string]any{"kid": kid, "typ": "JWT"}, header)
 	opts := &jose.SignerOptions{}
 	for k, v := range h {
 		opts.WithHeader(jose.HeaderKey(k), v)
 	}
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(p.idp.Algorithm()), Key: p.key}, opts)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(alg), Key: key}, opts)
 	if err != nil {
 		tb.Fatalf("devidptest: signer: %v", err)
 	}
@@ -38,11 +44,41 @@ func (p *IdP) SignRaw(tb testing.TB, claims, header map[string]any) string {
 	return tok
 }
 
+// SignJSON signs the exact header and payload bytes with the identity
+// provider's real key, under the algorithm of that key whatever the header
+// says, so tests can forge what no encoder writes: duplicate members,
+// escaped names, odd whitespace, strings where numbers belong.
+func (p *IdP) SignJSON(tb testing.TB, header, payload []byte) string {
+	tb.Helper()
+	key, _, _ := p.signer()
+	enc := base64.RawURLEncoding
+	input := enc.EncodeToString(header) + "." + enc.EncodeToString(payload)
+	digest := sha256.Sum256([]byte(input))
+	var sig []byte
+	var err error
+	switch k := key.(type) {
+	case *rsa.PrivateKey:
+		sig, err = rsa.SignPKCS1v15(rand.Reader, k, crypto.SHA256, digest[:])
+	case *ecdsa.PrivateKey:
+		var r, s *big.Int
+		if r, s, err = ecdsa.Sign(rand.Reader, k, digest[:]); err == nil {
+			sig = append(r.FillBytes(make([]byte, 32)), s.FillBytes(make([]byte, 32))...)
+		}
+	default:
+		tb.Fatalf("devidptest: cannot sign with %T", key)
+	}
+	if err != nil {
+		tb.Fatalf("devidptest: sign: %v", err)
+	}
+	return input + "." + enc.EncodeToString(sig)
+}
+
 // PublicKeyPEM returns the identity provider's public key as PKIX PEM, the
 // bytes an attacker would try as an HMAC secret.
 func (p *IdP) PublicKeyPEM(tb testing.TB) []byte {
 	tb.Helper()
-	der, err := x509.MarshalPKIXPublicKey(p.key.Public())
+	key, _, _ := p.signer()
+	der, err := x509.MarshalPKIXPublicKey(key.Public())
 	if err != nil {
 		tb.Fatalf("devidptest: marshal public key: %v", err)
 	}
