@@ -26,7 +26,7 @@ const (
 // and the body limit. Paths are matched exactly and never cleaned or
 // redirected, so App sees the request path as the client sent it.
 func Handler(o Options) http.Handler {
-	readyz := Readyz(o.Checks...)
+	readyz := Readyz(o.Logger, o.Checks...)
 	metrics := o.Metrics.Handler()
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {

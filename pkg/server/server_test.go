@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,30 +126,79 @@ func TestPanicsBecome500WithoutDetails(t *testing.T) {
 	}
 }
 
+// stillWorking is a probe error whose program works on without the dependency.
+type stillWorking struct{ error }
+
+func (stillWorking) Degraded() bool     { return true }
+func (stillWorking) ProbeCause() string { return "stale" }
+
 func TestReadyzReportsCriticalAndDegradedChecks(t *testing.T) {
 	t.Parallel()
 	ok := func(context.Context) error { return nil }
-	down := func(context.Context) error { return errors.New("connection refused") }
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused to 10.3.7.9:5432")}
+	down := func(context.Context) error { return fmt.Errorf("ping postgres at db.internal: %w", refused) }
+	stale := func(context.Context) error {
+		return stillWorking{errors.New("get http://keycloak.internal/certs: refused")}
+	}
+	slow := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
 	tests := []struct {
 		name   string
 		checks []server.Check
 		status int
 		state  string
+		want   map[string]string
 	}{
-		{"all checks passing is ready", []server.Check{{Name: "postgres", Critical: true, Probe: ok}}, 200, "ok"},
-		{"a failing optional check is degraded but ready", []server.Check{{Name: "postgres", Critical: true, Probe: ok}, {Name: "redis", Probe: down}}, 200, "degraded"},
-		{"a failing critical check is unavailable", []server.Check{{Name: "postgres", Critical: true, Probe: down}}, 503, "unavailable"},
+		{"all checks passing is ready", []server.Check{{Name: "postgres", Critical: true, Probe: ok}}, 200, "ok",
+			map[string]string{"postgres": "ok"}},
+		{"a failing optional check is degraded but ready", []server.Check{{Name: "postgres", Critical: true, Probe: ok}, {Name: "redis", Probe: down}}, 200, "degraded",
+			map[string]string{"postgres": "ok", "redis": "degraded: unreachable"}},
+		{"a failing critical check is unavailable", []server.Check{{Name: "postgres", Critical: true, Probe: down}}, 503, "unavailable",
+			map[string]string{"postgres": "down: unreachable"}},
+		{"a critical check that still works is degraded", []server.Check{{Name: "oidc", Critical: true, Probe: stale}}, 200, "degraded",
+			map[string]string{"oidc": "degraded: stale"}},
+		{"a hung check times out", []server.Check{{Name: "postgres", Critical: true, Probe: slow}}, 503, "unavailable",
+			map[string]string{"postgres": "down: timeout"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, _, _ := newHandler(t, tt.checks...)
+			h, _, logs := newHandler(t, tt.checks...)
 			w := serve(h, http.MethodGet, "/readyz", "", nil)
 			var body server.Readiness
 			_ = json.Unmarshal(w.Body.Bytes(), &body)
-			if w.Code != tt.status || body.Status != tt.state {
-				t.Fatalf("status %d body %s", w.Code, w.Body)
+			if w.Code != tt.status || body.Status != tt.state || !maps.Equal(body.Checks, tt.want) {
+				t.Fatalf("status %d body %s; want %d %s %v", w.Code, w.Body, tt.status, tt.state, tt.want)
+			}
+			for _, leak := range []string{"10.3.7.9", "db.internal", "keycloak", "refused"} {
+				if strings.Contains(w.Body.String(), leak) {
+					t.Errorf("the probe body leaks %q: %s", leak, w.Body)
+				}
+			}
+			if tt.state != "ok" && !strings.Contains(logs.String(), "readiness check failing") {
+				t.Errorf("the failure is not logged: %s", logs)
 			}
 		})
+	}
+}
+
+func TestReadyzLogsEachStateChangeOnce(t *testing.T) {
+	t.Parallel()
+	var failing atomic.Bool
+	probe := func(context.Context) error {
+		if failing.Load() {
+			return errors.New("connection refused")
+		}
+		return nil
+	}
+	h, _, logs := newHandler(t, server.Check{Name: "postgres", Critical: true, Probe: probe})
+	for _, fail := range []bool{false, false, true, true, true, false, false} {
+		failing.Store(fail)
+		serve(h, http.MethodGet, "/readyz", "", nil)
+	}
+	if n := strings.Count(logs.String(), "readiness check failing"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once", n)
+	}
+	if n := strings.Count(logs.String(), "readiness check recovered"); n != 1 {
+		t.Errorf("the recovery was logged %d times, want once", n)
 	}
 }
 
