@@ -3,6 +3,7 @@ module github.com/municipal-apis/platform/gateway
 go 1.26.8
 
 require (
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/municipal-apis/platform/pkg v0.0.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3

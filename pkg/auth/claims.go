@@ -16,6 +16,9 @@ type Claims struct {
 	PreferredUsername string    // preferred_username
 	TokenID           string    // jti
 	Expiry            time.Time // exp
+	// KeyID is the kid of the signing key that verified the token;
+	// Verifier.HoldsKey tells whether the key is still trusted.
+	KeyID string
 }
 
 // HasScope reports whether the token grants scope.

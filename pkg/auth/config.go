@@ -12,10 +12,18 @@ import (
 
 // Defaults of Config.
 const (
+	// DefaultIssuerURL is the issuer of the development identity provider of `make run`.
+	DefaultIssuerURL = "http://127.0.0.1:8090/auth/realms/municipal"
 	// DefaultAudience is the audience every platform access token carries.
 	DefaultAudience = "api-gateway"
-	// DefaultLeeway tolerates this much clock skew when checking exp.
-	DefaultLeeway = 30 * time.Second
+	// DefaultRefreshInterval is how often the JWKS is fetched again, so that
+	// a key the provider stops announcing stops being trusted.
+	DefaultRefreshInterval = 5 * time.Minute
+	// DefaultClockSkew tolerates this much clock difference with the
+	// identity provider on exp, nbf and iat.
+	DefaultClockSkew = 30 * time.Second
+	// DefaultMaxTokenLifetime bounds exp - iat of an accepted token.
+	DefaultMaxTokenLifetime = 24 * time.Hour
 	// DefaultRefetchCooldown is the shortest interval between two JWKS
 	// fetches: long enough that forged key ids cannot flood the identity
 	// provider, short enough that a rotated key is picked up within seconds.
@@ -29,51 +37,72 @@ const (
 // fetchTimeout bounds one JWKS fetch even when HTTPClient has no timeout.
 const fetchTimeout = 10 * time.Second
 
-// Config configures a Verifier. Only IssuerURL is required.
+// Config configures a Verifier. Every program embeds it in its own
+// configuration, so the OIDC_* variables mean the same everywhere; a zero
+// field takes its default, and only IssuerURL has no usable one outside
+// local runs.
 type Config struct {
-	// IssuerURL is the exact "iss" of accepted tokens, e.g.
-	// http://127.0.0.1:8090/auth/realms/municipal.
-	IssuerURL string
+	// IssuerURL is the exact "iss" of accepted tokens.
+	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
 	// JWKSURL is where the signing keys are fetched; it defaults to
 	// IssuerURL + JWKSPath and may differ from it (an in-cluster address).
-	JWKSURL string
-	// Audience must be one of the token's "aud" values; default DefaultAudience.
-	Audience string
-	// Leeway is the clock skew tolerated on exp; default DefaultLeeway.
-	Leeway time.Duration
+	JWKSURL string `env:"OIDC_JWKS_URL"`
+	// Audience must be one of the token's "aud" values.
+	Audience string `env:"OIDC_AUDIENCE, default=api-gateway"`
+	// RefreshInterval is how often Run fetches the JWKS again; a shorter
+	// Cache-Control max-age from the provider wins, down to RefetchCooldown.
+	RefreshInterval time.Duration `env:"OIDC_JWKS_REFRESH_INTERVAL, default=5m"`
+	// ClockSkew is the one tolerance applied to exp, nbf and iat.
+	ClockSkew time.Duration `env:"OIDC_CLOCK_SKEW, default=30s"`
+	// MaxTokenLifetime refuses tokens whose exp - iat is longer.
+	MaxTokenLifetime time.Duration `env:"OIDC_MAX_TOKEN_LIFETIME, default=24h"`
+
+	// The fields below are not read from the environment.
+
 	// RefetchCooldown is the minimum time between JWKS fetches; default DefaultRefetchCooldown.
 	RefetchCooldown time.Duration
 	// HTTPClient fetches the JWKS; default a client with a 5s timeout.
-	HTTPClient *http.Client
-	// Logger receives JWKS fetch events and rejection reasons; default slog.Default().
-	Logger *slog.Logger
-	// Now is the clock for expiry and cooldown checks; default time.Now (tests fix it).
+	HTTPClient *http.Client `env:",noinit"`
+	// Logger receives JWKS events and rejection reasons; default slog.Default().
+	Logger *slog.Logger `env:",noinit"`
+	// Now is the clock for token times and the cooldown; default time.Now (tests fix it).
 	Now func() time.Time
+}
+
+// Validate reports settings that cannot work, naming their variables; a
+// program calls it once at start-up.
+func (c Config) Validate() error {
+	if c.RefreshInterval < 0 || c.ClockSkew < 0 || c.MaxTokenLifetime < 0 || c.RefetchCooldown < 0 {
+		return errors.New("OIDC_JWKS_REFRESH_INTERVAL, OIDC_CLOCK_SKEW and OIDC_MAX_TOKEN_LIFETIME must not be negative")
+	}
+	_, err := c.withDefaults()
+	return err
 }
 
 // withDefaults returns c with every unset field filled in, or an error when
 // c cannot work.
 func (c Config) withDefaults() (Config, error) {
-	if err := checkURL("IssuerURL", c.IssuerURL); err != nil {
+	if err := checkURL("OIDC_ISSUER_URL", c.IssuerURL); err != nil {
 		return c, err
 	}
 	if c.JWKSURL == "" {
 		c.JWKSURL = strings.TrimSuffix(c.IssuerURL, "/") + JWKSPath
 	}
-	if err := checkURL("JWKSURL", c.JWKSURL); err != nil {
+	if err := checkURL("OIDC_JWKS_URL", c.JWKSURL); err != nil {
 		return c, err
 	}
 	if c.Audience == "" {
 		c.Audience = DefaultAudience
 	}
-	if c.Leeway == 0 {
-		c.Leeway = DefaultLeeway
+	if c.RefreshInterval < 0 || c.ClockSkew < 0 || c.MaxTokenLifetime < 0 || c.RefetchCooldown < 0 {
+		return c, errors.New("auth: durations must not be negative")
 	}
-	if c.RefetchCooldown == 0 {
-		c.RefetchCooldown = DefaultRefetchCooldown
-	}
-	if c.Leeway < 0 || c.RefetchCooldown < 0 {
-		return c, errors.New("auth: Leeway and RefetchCooldown must not be negative")
+	c.RefreshInterval = orDefault(c.RefreshInterval, DefaultRefreshInterval)
+	c.ClockSkew = orDefault(c.ClockSkew, DefaultClockSkew)
+	c.MaxTokenLifetime = orDefault(c.MaxTokenLifetime, DefaultMaxTokenLifetime)
+	c.RefetchCooldown = orDefault(c.RefetchCooldown, DefaultRefetchCooldown)
+	if c.RefreshInterval < c.RefetchCooldown {
+		return c, fmt.Errorf("auth: OIDC_JWKS_REFRESH_INTERVAL %s is shorter than the refetch cooldown %s", c.RefreshInterval, c.RefetchCooldown)
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: 5 * time.Second}
@@ -85,6 +114,14 @@ func (c Config) withDefaults() (Config, error) {
 		c.Now = time.Now
 	}
 	return c, nil
+}
+
+// orDefault returns d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 func checkURL(name, raw string) error {

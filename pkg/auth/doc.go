@@ -3,10 +3,13 @@
 // turns them into Claims.
 //
 // A Verifier checks the signature (RS256 or ES256 only) against the identity
-// provider's JWKS, the exact issuer, the audience, the expiry (with a small
-// leeway) and that the token is an access token (payload claim typ "Bearer").
-// The JWKS is fetched lazily, so a program can start before its identity
-// provider, and refetched on an unknown key id at most once per cooldown, so a
+// provider's JWKS, the exact issuer, the audience, the time claims (exp, nbf
+// and iat as numbers, one clock skew, a maximum lifetime) and that the token
+// is an access token (payload claim typ "Bearer"). No network is touched
+// before first use, so a program can start before its identity provider.
+// Run refetches the JWKS on a schedule, dropping keys the provider no longer
+// announces and keeping the last good set when a fetch fails; a token naming
+// an unknown key id also triggers a refetch, at most once per cooldown, so a
 // flood of forged tokens cannot turn into a flood of requests to the provider.
 //
 // Failures are *problem.Error values: 401 EUNAUTHORIZED with an RFC 6750

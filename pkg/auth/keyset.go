@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -24,32 +25,84 @@ var (
 	errBadSignature = errors.New("signature does not verify")
 )
 
-// keySet is an oidc.KeySet backed by a remote JWKS. It caches the keys and,
-// when a token names a key it does not hold, refetches at most once per
-// cooldown; concurrent misses wait for the same fetch.
+// keyring is one fetched key set; it is never changed once published.
+type keyring struct {
+	keys []heldKey
+	ids  map[string]struct{}
+}
+
+func newKeyring(keys []heldKey) *keyring {
+	r := &keyring{keys: keys, ids: make(map[string]struct{}, len(keys))}
+	for _, k := range keys {
+		r.ids[k.id] = struct{}{}
+	}
+	return r
+}
+
+// has reports whether r holds the key id; a nil keyring holds nothing.
+func (r *keyring) has(id string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.ids[id]
+	return ok
+}
+
+// fits reports whether r holds the key kid and it may verify alg.
+func (r *keyring) fits(kid, alg string) bool {
+	if r == nil {
+		return false
+	}
+	return slices.ContainsFunc(r.keys, func(k heldKey) bool { return k.id == kid && keyFits(k.jwk, alg) })
+}
+
+// keyState is what the verifier knows of the identity provider's keys.
+type keyState int
+
+const (
+	stateNone        keyState = iota // nothing fetched yet
+	stateUnavailable                 // no key set was ever fetched, and the last fetch failed
+	stateFresh                       // the last fetch succeeded
+	stateStale                       // keys are held, but the last fetch failed
+)
+
+// keySet is an oidc.KeySet backed by a remote JWKS. It holds the last good
+// key set; Run refetches it on a schedule, and a token naming a key it does
+// not hold makes it refetch at most once per cooldown; concurrent fetches
+// are joined. A refetch that no longer lists a key drops it, a failed one
+// keeps the keys held.
 type keySet struct {
 	url      string
 	client   *http.Client
 	cooldown time.Duration
+	interval time.Duration
 	now      func() time.Time
 	logger   *slog.Logger
 
-	mu       sync.Mutex
-	keys     []jose.JSONWebKey
-	fetched  time.Time // end of the last fetch, successful or not
-	lastErr  error     // outcome of the last fetch
-	inflight *fetchCall
+	held atomic.Pointer[keyring] // nil until a fetch succeeds
+
+	mu        sync.Mutex
+	fetched   time.Time // end of the last fetch, successful or not
+	lastErr   error     // outcome of the last fetch
+	lastOK    time.Time // end of the last successful fetch
+	maxAge    time.Duration
+	hasMaxAge bool
+	failures  int // consecutive failed fetches
+	state     keyState
+	fetchOK   uint64
+	fetchBad  uint64
+	inflight  *fetchCall
 }
 
 // fetchCall is one JWKS fetch that several goroutines may wait for.
 type fetchCall struct {
 	done chan struct{}
-	keys []jose.JSONWebKey
+	ring *keyring
 	err  error
 }
 
 func newKeySet(c Config) *keySet {
-	return &keySet{url: c.JWKSURL, client: c.HTTPClient, cooldown: c.RefetchCooldown, now: c.Now, logger: c.Logger}
+	return &keySet{url: c.JWKSURL, client: c.HTTPClient, cooldown: c.RefetchCooldown, interval: c.RefreshInterval, now: c.Now, logger: c.Logger}
 }
 
 // VerifySignature implements oidc.KeySet: it parses the compact JWS, checks
@@ -65,10 +118,10 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 	hdr := jws.Signatures[0].Header
 	n := noteFrom(ctx)
 
-	payload, known := verifyWith(jws, s.cached(), hdr.KeyID, hdr.Algorithm)
+	payload, id, known := verifyWith(jws, s.held.Load(), hdr.KeyID, hdr.Algorithm)
 	if payload == nil && !known {
-		keys, ferr := s.refresh(ctx)
-		payload, known = verifyWith(jws, keys, hdr.KeyID, hdr.Algorithm)
+		ring, ferr := s.refresh(ctx)
+		payload, id, known = verifyWith(jws, ring, hdr.KeyID, hdr.Algorithm)
 		if payload == nil && !known && ferr != nil {
 			n.fetchErr = ferr
 			return nil, fmt.Errorf("fetch signing keys: %w", ferr)
@@ -76,7 +129,7 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 	}
 	switch {
 	case payload != nil:
-		n.payload = payload
+		n.payload, n.keyID = payload, id
 		return payload, nil
 	case known:
 		return nil, errBadSignature
@@ -86,21 +139,24 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 	}
 }
 
-// verifyWith tries every key that may have signed the token: the key with its
-// kid, or, for a token without kid, every key of its algorithm. known reports
-// whether any such key exists, so that a bad signature is not mistaken for a
-// key the set has not seen yet.
-func verifyWith(jws *jose.JSONWebSignature, keys []jose.JSONWebKey, kid, alg string) (payload []byte, known bool) {
-	for _, k := range keys {
-		if (kid != "" && k.KeyID != kid) || !keyFits(k, alg) {
+// verifyWith verifies the token with the key of ring named kid, when it
+// exists and fits alg. known reports whether it does, so that a bad
+// signature is not mistaken for a key the set has not seen yet; id names the
+// key that verified.
+func verifyWith(jws *jose.JSONWebSignature, ring *keyring, kid, alg string) (payload []byte, id string, known bool) {
+	if ring == nil || kid == "" {
+		return nil, "", false
+	}
+	for _, k := range ring.keys {
+		if k.id != kid || !keyFits(k.jwk, alg) {
 			continue
 		}
-		known = true
-		if p, err := jws.Verify(k.Key); err == nil {
-			return p, true
+		if p, err := jws.Verify(k.jwk.Key); err == nil {
+			return p, k.id, true
 		}
+		return nil, "", true
 	}
-	return nil, known
+	return nil, "", false
 }
 
 // keyFits reports whether k may verify a signature made with alg.
@@ -117,68 +173,182 @@ func keyFits(k jose.JSONWebKey, alg string) bool {
 	return false
 }
 
-func (s *keySet) cached() []jose.JSONWebKey {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.keys
-}
-
 // refresh fetches the JWKS unless a fetch ended less than a cooldown ago, in
-// which case it returns the cached keys and that fetch's error. A fetch in
+// which case it returns the keys held and that fetch's error. A fetch in
 // flight is joined rather than repeated.
-func (s *keySet) refresh(ctx context.Context) ([]jose.JSONWebKey, error) {
+func (s *keySet) refresh(ctx context.Context) (*keyring, error) {
 	s.mu.Lock()
 	c := s.inflight
 	if c == nil {
 		if !s.fetched.IsZero() && s.now().Sub(s.fetched) < s.cooldown {
-			keys, err := s.keys, s.lastErr
+			err := s.lastErr
 			s.mu.Unlock()
-			return keys, err
+			return s.held.Load(), err
 		}
 		c = &fetchCall{done: make(chan struct{})}
 		s.inflight = c
-		go s.run(context.WithoutCancel(ctx), c)
+		go s.fetch(context.WithoutCancel(ctx), c)
 	}
 	s.mu.Unlock()
 
 	select {
 	case <-c.done:
-		return c.keys, c.err
+		return c.ring, c.err
 	case <-ctx.Done():
-		return s.cached(), fmt.Errorf("wait for JWKS fetch: %w", ctx.Err())
+		return s.held.Load(), fmt.Errorf("wait for JWKS fetch: %w", ctx.Err())
 	}
 }
 
-// run performs the fetch of c, detached from any one caller's cancellation.
-func (s *keySet) run(ctx context.Context, c *fetchCall) {
+// fetch performs the fetch of c, detached from any one caller's
+// cancellation, and publishes its outcome.
+func (s *keySet) fetch(ctx context.Context, c *fetchCall) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	keys, err := fetchJWKS(ctx, s.client, s.url)
-	if err != nil {
-		s.logger.WarnContext(ctx, "fetching the JWKS failed", "url", s.url, "err", err)
-	} else {
-		s.logger.InfoContext(ctx, "fetched the JWKS", "url", s.url, "keys", len(keys))
-	}
+	doc, err := fetchJWKS(ctx, s.client, s.url)
 
 	s.mu.Lock()
-	if err == nil {
-		s.keys = keys
-	}
+	old := s.held.Load()
 	s.fetched, s.lastErr, s.inflight = s.now(), err, nil
-	c.keys, c.err = s.keys, err
+	if err == nil {
+		s.held.Store(newKeyring(doc.keys))
+		s.lastOK, s.maxAge, s.hasMaxAge, s.failures = s.fetched, doc.maxAge, doc.hasMaxAge, 0
+		s.fetchOK++
+	} else {
+		s.failures++
+		s.fetchBad++
+	}
+	c.ring, c.err = s.held.Load(), err
+	s.logOutcome(ctx, old, c.ring, err)
 	s.mu.Unlock()
 	close(c.done)
 }
 
-// ping reports whether the JWKS can be fetched and holds a usable key; it
-// respects the cooldown, so frequent readiness probes stay cheap.
-func (s *keySet) ping(ctx context.Context) error {
-	keys, err := s.refresh(ctx)
-	if err != nil {
-		return err
+// logOutcome writes one line when what the verifier knows of the provider
+// changes (and when keys come or go), and debug lines otherwise. Called
+// with s.mu held.
+func (s *keySet) logOutcome(ctx context.Context, old, ring *keyring, err error) {
+	next := stateFresh
+	switch {
+	case err != nil && ring == nil:
+		next = stateUnavailable
+	case err != nil:
+		next = stateStale
 	}
-	if !slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return keyFits(k, string(jose.RS256)) || keyFits(k, string(jose.ES256)) }) {
-		return fmt.Errorf("the JWKS at %s has no RS256 or ES256 signing key", s.url)
+	prev := s.state
+	s.state = next
+	log := s.logger.With("url", s.url)
+	switch {
+	case next == prev && err != nil:
+		log.DebugContext(ctx, "fetching the JWKS failed again", "cause", causeOf(err), "err", err)
+	case next == stateUnavailable:
+		log.WarnContext(ctx, "the identity provider's signing keys cannot be fetched; tokens cannot be verified",
+			"cause", causeOf(err), "err", err)
+	case next == stateStale:
+		log.WarnContext(ctx, "the identity provider cannot be reached; tokens are verified with the signing keys held",
+			"keys", len(ring.keys), "cause", causeOf(err), "err", err)
+	case prev == stateStale:
+		log.InfoContext(ctx, "the identity provider answers again", "keys", len(ring.keys))
+	case prev != stateFresh:
+		log.InfoContext(ctx, "fetched the identity provider's signing keys", "keys", len(ring.keys))
+	default:
+		log.DebugContext(ctx, "refreshed the JWKS", "keys", len(ring.keys))
+	}
+	if err == nil && old != nil {
+		added, removed := diff(old, ring), diff(ring, old)
+		if len(added)+len(removed) > 0 {
+			log.InfoContext(ctx, "the identity provider's signing keys changed", "added", added, "removed", removed)
+		}
+	}
+}
+
+// diff returns the key ids of b that a does not hold.
+func diff(a, b *keyring) []string {
+	var out []string
+	for _, k := range b.keys {
+		if !a.has(k.id) {
+			out = append(out, k.id)
+		}
+	}
+	return out
+}
+
+// run refreshes the key set on schedule until ctx is done: at once, then
+// every interval (or the provider's shorter max-age, never more often than
+// the cooldown); after a failure, sooner, backing off from the cooldown.
+func (s *keySet) run(ctx context.Context) {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		_, _ = s.refresh(ctx)
+		t.Reset(s.untilNext())
+	}
+}
+
+// untilNext returns the wait until the next scheduled fetch.
+func (s *keySet) untilNext() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delay := s.interval
+	switch {
+	case s.lastErr != nil:
+		delay = min(s.interval, s.cooldown<<min(s.failures-1, 16))
+	case s.hasMaxAge && s.maxAge < delay:
+		delay = s.maxAge
+	}
+	delay = max(delay, s.cooldown)
+	return max(s.fetched.Add(delay).Sub(s.now()), time.Millisecond)
+}
+
+// status reports whether tokens can be verified: nil with fresh keys, a
+// stale *KeysError while the keys held outlive a failed fetch, and a
+// *KeysError when no key set was ever fetched (it tries once more, within
+// the cooldown).
+func (s *keySet) status(ctx context.Context) error {
+	if s.held.Load() == nil {
+		if _, err := s.refresh(ctx); s.held.Load() == nil {
+			if err == nil {
+				err = errors.New("no JWKS fetched yet")
+			}
+			return &KeysError{Cause: causeOf(err), Err: err}
+		}
+	}
+	s.mu.Lock()
+	err := s.lastErr
+	s.mu.Unlock()
+	if err != nil {
+		return &KeysError{Cause: causeOf(err), Stale: true, Err: err}
 	}
 	return nil
 }
+
+// KeysError says why a Verifier's signing keys are missing or could not be
+// confirmed. Its Cause is a short code (CauseUnreachable, ...) safe to show
+// in a probe body; the error text, which may name internal addresses, is
+// for logs.
+type KeysError struct {
+	Cause string
+	// Stale is true while keys fetched earlier are held: tokens are still
+	// verified, so the program is degraded, not down.
+	Stale bool
+	Err   error
+}
+
+func (e *KeysError) Error() string {
+	if e.Stale {
+		return "identity provider keys are stale: " + e.Err.Error()
+	}
+	return "identity provider keys unavailable: " + e.Err.Error()
+}
+
+func (e *KeysError) Unwrap() error { return e.Err }
+
+// ProbeCause returns the cause code readiness probes show.
+func (e *KeysError) ProbeCause() string { return e.Cause }
+
+// Degraded reports whether the program still works, on the keys held.
+func (e *KeysError) Degraded() bool { return e.Stale }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -152,11 +154,11 @@ func TestPing(t *testing.T) {
 	tests := []struct {
 		name    string
 		jwksURL string
-		ok      bool
+		cause   string // "" when ready
 	}{
-		{"succeeds when the JWKS has a signing key", "", true},
-		{"fails when the JWKS has only an encryption key", empty.URL, false},
-		{"fails when nothing listens at the JWKS URL", closed.URL, false},
+		{"succeeds when the JWKS has a signing key", "", ""},
+		{"fails with no_signing_key when the JWKS has only an encryption key", empty.URL, auth.CauseNoSigningKey},
+		{"fails with unreachable when nothing listens at the JWKS URL", closed.URL, auth.CauseUnreachable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,8 +167,19 @@ func TestPing(t *testing.T) {
 					c.JWKSURL = tt.jwksURL
 				}
 			})
-			if err := v.Ping(context.Background()); (err == nil) != tt.ok {
-				t.Errorf("Ping() = %v, want ok=%v", err, tt.ok)
+			err := v.Ping(context.Background())
+			if tt.cause == "" {
+				if err != nil {
+					t.Fatalf("Ping() = %v", err)
+				}
+				return
+			}
+			var ke *auth.KeysError
+			if !errors.As(err, &ke) || ke.Stale || ke.Cause != tt.cause {
+				t.Fatalf("Ping() = %#v, want a *KeysError without keys, cause %s", err, tt.cause)
+			}
+			if strings.Contains(ke.ProbeCause(), "127.0.0.1") {
+				t.Errorf("the probe cause %q names an address", ke.ProbeCause())
 			}
 		})
 	}
@@ -183,7 +196,8 @@ func TestNewVerifier(t *testing.T) {
 		{"refuses an empty issuer", auth.Config{}, false},
 		{"refuses a relative issuer", auth.Config{IssuerURL: "/auth/realms/municipal"}, false},
 		{"refuses a JWKS URL of another scheme", auth.Config{IssuerURL: "http://idp", JWKSURL: "file:///etc/jwks.json"}, false},
-		{"refuses a negative leeway", auth.Config{IssuerURL: "http://idp", Leeway: -time.Second}, false},
+		{"refuses a negative clock skew", auth.Config{IssuerURL: "http://idp", ClockSkew: -time.Second}, false},
+		{"refuses a refresh interval below the refetch cooldown", auth.Config{IssuerURL: "http://idp", RefreshInterval: time.Second, RefetchCooldown: 2 * time.Second}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import "context"
 // explain claim failures from the verified payload.
 type note struct {
 	payload    []byte // set once the signature verified
+	keyID      string // the id of the key that verified it
 	unknownKey bool   // no key of the set could have signed the token
 	fetchErr   error  // the JWKS could not be fetched
 }

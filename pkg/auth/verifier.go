@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
@@ -24,7 +22,8 @@ type Verifier struct {
 }
 
 // NewVerifier builds a Verifier from cfg without contacting the identity
-// provider: the JWKS is fetched on first use, so services may start first.
+// provider: the JWKS is fetched by Run or on first use, so services may
+// start first.
 func NewVerifier(cfg Config) (*Verifier, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -35,145 +34,134 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	for i, a := range acceptedAlgs {
 		algs[i] = string(a)
 	}
-	leeway, now := cfg.Leeway, cfg.Now
 	ov := oidc.NewVerifier(cfg.IssuerURL, keys, &oidc.Config{
 		ClientID:             cfg.Audience,
 		SupportedSigningAlgs: algs,
-		// go-oidc has no expiry leeway; a clock running late by the leeway gives one.
-		Now: func() time.Time { return now().Add(-leeway) },
+		// exp, nbf and iat are checked by checkClaims, with one clock skew
+		// and strict types; go-oidc's own check tolerates 5 minutes on nbf.
+		SkipExpiryCheck: true,
 	})
 	return &Verifier{cfg: cfg, keys: keys, oidc: ov, logger: cfg.Logger}, nil
 }
 
-// Ping fetches the JWKS (at most once per refetch cooldown) and reports
-// whether it holds a usable signing key; it backs /readyz.
-func (v *Verifier) Ping(ctx context.Context) error {
-	if err := v.keys.ping(ctx); err != nil {
-		return fmt.Errorf("identity provider keys: %w", err)
-	}
-	return nil
+// Run keeps the signing keys fresh until ctx is done: it fetches the JWKS at
+// once, then every RefreshInterval (or the provider's shorter Cache-Control
+// max-age, never more often than the refetch cooldown), and sooner after a
+// failure. A fetch that no longer lists a key drops it; a failed one keeps
+// the keys held. Every program runs it beside its server.
+func (v *Verifier) Run(ctx context.Context) {
+	v.keys.run(ctx)
 }
 
-// payload holds the claims Verify reads beyond what go-oidc checks.
-type payload struct {
-	Issuer            string          `json:"iss"`
-	Audience          json.RawMessage `json:"aud"`
-	Expiry            *json.Number    `json:"exp"`
-	Subject           string          `json:"sub"`
-	Type              string          `json:"typ"`
-	AuthorizedParty   string          `json:"azp"`
-	Scope             string          `json:"scope"`
-	Department        string          `json:"department"`
-	Name              string          `json:"name"`
-	PreferredUsername string          `json:"preferred_username"`
-	TokenID           string          `json:"jti"`
+// Ping reports whether tokens can be verified; it backs /readyz. It returns
+// nil while the last JWKS fetch succeeded, a *KeysError with Stale set while
+// the keys held outlive a failed fetch (degraded: tokens still verify), and a
+// *KeysError when no key set was ever fetched (it then tries once more,
+// within the refetch cooldown).
+func (v *Verifier) Ping(ctx context.Context) error {
+	return v.keys.status(ctx)
+}
+
+// HoldsKey reports whether the key id (Claims.KeyID) is among the signing
+// keys held; a token signed by a key the provider stopped announcing is no
+// longer valid, even where its claims were cached.
+func (v *Verifier) HoldsKey(id string) bool {
+	return v.keys.held.Load().has(id)
+}
+
+// HoldsKeyFor reports whether r carries one well-formed bearer token (shape,
+// size, RS256 or ES256) whose header names a key held, so that verifying it
+// costs a signature check but never a request to the identity provider.
+func (v *Verifier) HoldsKeyFor(r *http.Request) bool {
+	values := r.Header.Values("Authorization")
+	if len(values) != 1 || len(values[0]) > maxAuthorizationBytes {
+		return false
+	}
+	scheme, token, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
+	token = strings.TrimLeft(token, " ")
+	if !strings.EqualFold(scheme, "Bearer") || !isB64Token(token) {
+		return false
+	}
+	hdr, reason := precheck(token)
+	return reason == "" && v.keys.held.Load().fits(hdr.Kid, hdr.Alg)
 }
 
 // Verify checks rawToken and returns its claims. Errors are *problem.Error:
 // 401 with an RFC 6750 challenge for any unacceptable token, 503 when the
 // signing keys cannot be fetched.
 func (v *Verifier) Verify(ctx context.Context, rawToken string) (*Claims, error) {
-	if reason := precheck(rawToken); reason != "" {
+	if _, reason := precheck(rawToken); reason != "" {
 		return nil, v.reject(ctx, reason, nil)
 	}
 	n := &note{}
-	tok, err := v.oidc.Verify(withNote(ctx, n), rawToken)
-	if err != nil {
-		return nil, v.explain(ctx, err, n)
-	}
-	var p payload
-	if err := tok.Claims(&p); err != nil {
-		return nil, v.reject(ctx, "the token claims are malformed", err)
-	}
-	switch {
-	case p.Expiry == nil:
-		return nil, v.reject(ctx, "the token has no expiry", nil)
-	case p.Type != "Bearer":
-		return nil, v.reject(ctx, "the token is not an access token", nil)
-	case p.AuthorizedParty == "":
-		return nil, v.reject(ctx, "the token names no client (azp)", nil)
-	}
-	return &Claims{
-		Subject:           p.Subject,
-		ClientID:          p.AuthorizedParty,
-		Department:        p.Department,
-		Scopes:            strings.Fields(p.Scope),
-		Name:              p.Name,
-		PreferredUsername: p.PreferredUsername,
-		TokenID:           p.TokenID,
-		Expiry:            tok.Expiry,
-	}, nil
-}
-
-// precheck returns why rawToken cannot be an acceptable compact JWS (the
-// wrong shape or size, or an algorithm other than RS256/ES256), or "" when it
-// may be; it runs before any cryptography.
-func precheck(raw string) string {
-	const notJWT = "the token is not a JWT"
-	switch {
-	case raw == "":
-		return "the token is empty"
-	case len(raw) > MaxTokenBytes:
-		return "the token is too long"
-	case strings.Count(raw, ".") != 2:
-		return notJWT
-	}
-	seg, _, _ := strings.Cut(raw, ".")
-	data, err := base64.RawURLEncoding.DecodeString(seg)
-	if err != nil {
-		return notJWT
-	}
-	var hdr struct {
-		Alg string `json:"alg"`
-	}
-	if json.Unmarshal(data, &hdr) != nil {
-		return notJWT
-	}
-	if !slices.Contains(acceptedAlgs, jose.SignatureAlgorithm(hdr.Alg)) {
-		return "the token must be signed with RS256 or ES256"
-	}
-	return ""
-}
-
-// explain turns a go-oidc failure into the matching problem, using what the
-// key set noted rather than go-oidc's error text.
-func (v *Verifier) explain(ctx context.Context, err error, n *note) error {
+	_, err := v.oidc.Verify(withNote(ctx, n), rawToken)
 	switch {
 	case n.fetchErr != nil:
 		v.logger.WarnContext(ctx, "token not checked: signing keys unavailable", "err", n.fetchErr)
-		return errKeysUnavailable(n.fetchErr, v.cfg.RefetchCooldown)
+		return nil, errKeysUnavailable(n.fetchErr, v.cfg.RefetchCooldown)
 	case n.unknownKey:
-		return v.reject(ctx, "the token is signed with an unknown key", err)
+		return nil, v.reject(ctx, "the token is signed with an unknown key", err)
 	case n.payload == nil:
-		return v.reject(ctx, "the token signature is invalid", err)
+		return nil, v.reject(ctx, "the token signature is invalid", err)
 	}
-	var p payload
-	if jerr := json.Unmarshal(n.payload, &p); jerr != nil {
-		return v.reject(ctx, "the token claims are malformed", err)
+	claims, reason := checkClaims(n.payload, v.cfg)
+	if reason == "" && err != nil {
+		reason = "the token claims are malformed"
 	}
-	var expired *oidc.TokenExpiredError
-	switch {
-	case p.Issuer != v.cfg.IssuerURL:
-		return v.reject(ctx, "the token was issued by another issuer", err)
-	case !audienceHas(p.Audience, v.cfg.Audience):
-		return v.reject(ctx, "the token is not meant for this audience", err)
-	case p.Expiry == nil:
-		return v.reject(ctx, "the token has no expiry", err)
-	case errors.As(err, &expired):
-		return v.reject(ctx, "the token has expired", err)
+	if reason != "" {
+		return nil, v.reject(ctx, reason, err)
 	}
-	return v.reject(ctx, "the token is not valid yet or its claims are malformed", err)
+	claims.KeyID = n.keyID
+	return claims, nil
 }
 
-// audienceHas reports whether the aud claim, a string or an array of
-// strings, contains want.
-func audienceHas(raw json.RawMessage, want string) bool {
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return one == want
+// jwsHeader is what precheck reads of a token's protected header.
+type jwsHeader struct {
+	Alg string `json:"alg"`
+	Kid string `json:"kid"`
+}
+
+// precheck returns the header of rawToken, or why it cannot be an acceptable
+// compact JWS: the wrong shape, size or alphabet, a header that is not one
+// JSON object with distinct members, an algorithm other than RS256/ES256, or
+// no kid. It runs before any cryptography.
+func precheck(raw string) (jwsHeader, string) {
+	const notJWT = "the token is not a JWT"
+	var hdr jwsHeader
+	switch {
+	case raw == "":
+		return hdr, "the token is empty"
+	case len(raw) > MaxTokenBytes:
+		return hdr, "the token is too long"
+	case strings.Count(raw, ".") != 2 || !isCompactJWS(raw):
+		return hdr, notJWT
 	}
-	var many []string
-	return json.Unmarshal(raw, &many) == nil && slices.Contains(many, want)
+	seg, _, _ := strings.Cut(raw, ".")
+	data, err := base64.RawURLEncoding.DecodeString(seg)
+	if err != nil || duplicateMember(data) || json.Unmarshal(data, &hdr) != nil {
+		return hdr, notJWT
+	}
+	if !slices.Contains(acceptedAlgs, jose.SignatureAlgorithm(hdr.Alg)) {
+		return hdr, "the token must be signed with RS256 or ES256"
+	}
+	if hdr.Kid == "" {
+		return hdr, "the token names no signing key (kid)"
+	}
+	return hdr, ""
+}
+
+// isCompactJWS reports whether s holds only the base64url alphabet and dots,
+// so that no decoder skips a character the signature did not cover.
+func isCompactJWS(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // reject logs why a token was refused (never the token) and returns the 401.

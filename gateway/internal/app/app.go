@@ -25,15 +25,16 @@ import (
 	"github.com/municipal-apis/platform/pkg/version"
 )
 
-// App is a wired gateway listening on its address: its full handler and
-// the Redis watcher behind its limits.
+// App is a wired gateway listening on its address: its full handler, the
+// refresh of its signing keys and the Redis watcher behind its limits.
 type App struct {
-	cfg     Config
-	logger  *slog.Logger
-	handler http.Handler
-	redis   *redis.Client    // nil when rate limiting is off
-	store   *ratelimit.Store // nil when rate limiting is off
-	ln      net.Listener
+	cfg      Config
+	logger   *slog.Logger
+	verifier *auth.Verifier
+	handler  http.Handler
+	redis    *redis.Client    // nil when rate limiting is off
+	store    *ratelimit.Store // nil when rate limiting is off
+	ln       net.Listener
 }
 
 // New wires a gateway from cfg and listens on cfg.HTTP.Addr; nothing is
@@ -47,16 +48,24 @@ func New(_ context.Context, cfg Config) (*App, error) {
 	verifier := cfg.Verifier
 	if verifier == nil {
 		var err error
-		if verifier, err = auth.NewVerifier(cfg.OIDC.VerifierConfig(a.logger)); err != nil {
+		oidc := cfg.OIDC
+		oidc.Logger = a.logger
+		if verifier, err = auth.NewVerifier(oidc); err != nil {
 			return nil, fmt.Errorf("configure token verification: %w", err)
 		}
 	}
+	a.verifier = verifier
 	metrics := server.NewMetrics()
 	upstreamMetrics, err := proxy.NewMetrics(metrics.Registry)
 	if err != nil {
 		return nil, err
 	}
-	checks := []server.Check{{Name: "jwks", Critical: true, Probe: verifier.Ping}}
+	if err := metrics.Registry.Register(verifier.Collector()); err != nil {
+		return nil, fmt.Errorf("register signing-key metrics: %w", err)
+	}
+	// Critical, yet only when no key set was ever fetched: while keys are
+	// held, an unreachable provider leaves the gateway ready and degraded.
+	checks := []server.Check{{Name: "oidc", Critical: true, Probe: verifier.Ping}}
 	var limits *ratelimit.Limits
 	if cfg.RateLimit.Enabled {
 		if limits, err = a.newLimits(metrics); err != nil {
@@ -64,17 +73,20 @@ func New(_ context.Context, cfg Config) (*App, error) {
 		}
 		checks = append(checks, server.Check{Name: "redis", Probe: a.store.Ping})
 	}
-	h := gateway.New(gateway.Options{
+	h, err := gateway.New(gateway.Options{
 		Routes:         cfg.Routes,
 		Upstream:       cfg.Upstream,
 		Metrics:        upstreamMetrics,
 		Verifier:       verifier,
-		TokenCacheSize: cfg.OIDC.CacheSize,
+		TokenCacheSize: cfg.TokenCacheSize,
 		Limits:         limits,
 		TrustedProxies: cfg.TrustedProxies,
 		MaxBodyBytes:   cfg.HTTP.MaxBodyBytes,
 		Logger:         a.logger,
 	})
+	if err != nil {
+		return nil, err
+	}
 	a.handler = server.Handler(server.Options{
 		Logger:  a.logger,
 		Metrics: metrics,
@@ -115,11 +127,15 @@ func (a *App) Addr() string { return a.ln.Addr().String() }
 // Handler returns the gateway's handler: probes, metrics and the proxy.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Run watches Redis and serves until ctx is done, then drains in-flight
-// requests within the shutdown timeout.
+// Run keeps the signing keys fresh, watches Redis and serves until ctx is
+// done, then drains in-flight requests within the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
 	a.logger.InfoContext(ctx, "gateway starting", "version", version.Version, "addr", a.Addr(),
 		"routes", a.cfg.Routes.String(), "rate_limits", a.cfg.RateLimit.Enabled)
+	keysCtx, stopKeys := context.WithCancel(ctx)
+	keysDone := make(chan struct{})
+	go func() { defer close(keysDone); a.verifier.Run(keysCtx) }()
+	defer func() { stopKeys(); <-keysDone }()
 	if a.store != nil {
 		a.store.Probe(ctx, a.cfg.RateLimit.RedisTimeout)
 		watchCtx, stop := context.WithCancel(ctx)

@@ -23,9 +23,12 @@ var Defaults = map[string]string{"HTTP_ADDR": ":8080"}
 
 // Config is the whole configuration of the gateway, read from the environment.
 type Config struct {
-	HTTP           server.Config
-	Log            server.LogConfig
-	OIDC           OIDCConfig
+	HTTP server.Config
+	Log  server.LogConfig
+	OIDC auth.Config
+	// TokenCacheSize bounds how many verified tokens are remembered (least
+	// recently used first out); 0 verifies every request's signature.
+	TokenCacheSize int         `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
 	Routes         route.Table `env:"ROUTES, default=/search=http://127.0.0.1:8081,/go/v1=http://127.0.0.1:8082"`
 	Upstream       proxy.Config
 	RateLimit      RateLimitConfig
@@ -38,16 +41,6 @@ type Config struct {
 	// Verifier checks the access tokens; nil means one for the identity
 	// provider OIDC names.
 	Verifier *auth.Verifier `env:",noinit"`
-}
-
-// OIDCConfig names the identity provider whose access tokens are accepted.
-type OIDCConfig struct {
-	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
-	JWKSURL   string `env:"OIDC_JWKS_URL"`
-	Audience  string `env:"OIDC_AUDIENCE, default=api-gateway"`
-	// CacheSize bounds how many verified tokens are remembered until they
-	// expire; 0 verifies every request's signature.
-	CacheSize int `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
 }
 
 // RateLimitConfig holds the limits and where their counters live. Rates are
@@ -77,9 +70,12 @@ func (c Config) Validate() error {
 	if err := c.HTTP.Validate(); err != nil {
 		return err
 	}
+	if err := c.OIDC.Validate(); err != nil {
+		return err
+	}
 	rl := c.RateLimit
 	switch {
-	case c.OIDC.CacheSize < 0:
+	case c.TokenCacheSize < 0:
 		return errors.New("OIDC_TOKEN_CACHE_SIZE must not be negative")
 	case len(c.Routes) == 0:
 		return errors.New("ROUTES is empty")
@@ -113,9 +109,4 @@ func (c RateLimitConfig) Rates() (ratelimit.Config, error) {
 		return out, fmt.Errorf("RATE_LIMIT_DEPARTMENT_OVERRIDES: %w", err)
 	}
 	return out, nil
-}
-
-// VerifierConfig returns the auth.Config of the identity provider c names.
-func (c OIDCConfig) VerifierConfig(logger *slog.Logger) auth.Config {
-	return auth.Config{IssuerURL: c.IssuerURL, JWKSURL: c.JWKSURL, Audience: c.Audience, Logger: logger}
 }

@@ -4,6 +4,7 @@
 package gateway
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -20,8 +21,8 @@ type Options struct {
 	Upstream proxy.Config   // transport and timeouts of every upstream
 	Metrics  *proxy.Metrics // of the upstream calls
 	Verifier *auth.Verifier
-	// TokenCacheSize bounds how many verified tokens are remembered until
-	// they expire; 0 verifies every request's signature.
+	// TokenCacheSize bounds how many verified tokens are remembered (least
+	// recently used out first); 0 verifies every request's signature.
 	TokenCacheSize int
 	Limits         *ratelimit.Limits // nil when rate limiting is off
 	TrustedProxies clientip.Trusted
@@ -31,11 +32,15 @@ type Options struct {
 
 // New returns the handler of every request that is not a probe: admit
 // (limits and token), then route, then proxy.
-func New(o Options) http.Handler {
+func New(o Options) (http.Handler, error) {
+	tokens, err := newTokenCache(o.Verifier, o.TokenCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("token cache: %w", err)
+	}
 	h := &handler{
 		routes:    o.Routes,
 		upstreams: make(map[string]*proxy.Upstream, len(o.Routes)),
-		tokens:    newTokenCache(o.Verifier, o.TokenCacheSize),
+		tokens:    tokens,
 		limits:    o.Limits,
 		trusted:   o.TrustedProxies,
 		maxBody:   o.MaxBodyBytes,
@@ -43,5 +48,5 @@ func New(o Options) http.Handler {
 	for _, rt := range o.Routes {
 		h.upstreams[rt.Prefix] = proxy.New(rt, o.Upstream, o.Metrics, o.Logger)
 	}
-	return h
+	return h, nil
 }

@@ -69,9 +69,9 @@ func TestProbes(t *testing.T) {
 		want   string
 	}{
 		{"livez answers while the process runs", up, "/livez", http.StatusOK, `"ok"`},
-		{"readyz is ok when Redis and the JWKS answer", up, "/readyz", http.StatusOK, `"jwks":"ok"`},
+		{"readyz is ok when Redis and the JWKS answer", up, "/readyz", http.StatusOK, `"oidc":"ok"`},
 		{"readyz reports Redis", up, "/readyz", http.StatusOK, `"redis":"ok"`},
-		{"readyz is 503 when the JWKS cannot be fetched", noKeys, "/readyz", http.StatusServiceUnavailable, `"jwks":"down`},
+		{"readyz is 503 when no key set was ever fetched", noKeys, "/readyz", http.StatusServiceUnavailable, `"oidc":"down: unreachable"`},
 		{"livez does not depend on the JWKS", noKeys, "/livez", http.StatusOK, `"ok"`},
 	}
 	for _, tt := range tests {

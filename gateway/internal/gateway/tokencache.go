@@ -3,47 +3,63 @@ package gateway
 import (
 	"crypto/sha256"
 	"net/http"
-	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/municipal-apis/platform/pkg/auth"
 )
 
 // tokenCache remembers the claims of recently verified Authorization
-// headers until their token expires, so that a client reusing its token
-// (the normal case) costs one RSA verification per token instead of one
-// per request. Only verified tokens are stored, keyed by a hash of the
-// whole header, so a forged token can never hit the cache.
+// headers, so that a client reusing its token (the normal case) costs one
+// signature check per token instead of one per request. Only verified
+// tokens are stored, keyed by a hash of the whole header, so a forged token
+// can never hit the cache. An entry serves until its token expires or its
+// signing key leaves the identity provider's JWKS, whichever comes first.
+// The cache is a bounded LRU: when full, the least recently used token goes,
+// so one client minting tokens cannot evict everyone else's.
 type tokenCache struct {
 	verifier authenticator
-	max      int
 	now      func() time.Time
-
-	mu      sync.RWMutex
-	entries map[[sha256.Size]byte]*auth.Claims
+	entries  *lru.Cache[[sha256.Size]byte, *auth.Claims] // nil when off
 }
 
-// authenticator verifies the bearer token of a request; *auth.Verifier is one.
+// authenticator verifies bearer tokens and knows which signing keys it
+// holds; *auth.Verifier is one.
 type authenticator interface {
 	Authenticate(r *http.Request) (*auth.Claims, error)
+	HoldsKey(kid string) bool
 }
 
 // newTokenCache wraps verifier with a cache of at most maxEntries tokens; 0 turns it off.
-func newTokenCache(verifier authenticator, maxEntries int) *tokenCache {
-	return &tokenCache{verifier: verifier, max: maxEntries, now: time.Now, entries: map[[sha256.Size]byte]*auth.Claims{}}
+func newTokenCache(verifier authenticator, maxEntries int) (*tokenCache, error) {
+	c := &tokenCache{verifier: verifier, now: time.Now}
+	if maxEntries > 0 {
+		var err error
+		if c.entries, err = lru.New[[sha256.Size]byte, *auth.Claims](maxEntries); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // Cached returns the claims of r's bearer token when the same header was
-// verified before and its token has not expired; it costs no cryptography.
+// verified before, its token has not expired and its signing key is still
+// held; it costs no cryptography and allocates nothing.
 func (c *tokenCache) Cached(r *http.Request) (*auth.Claims, bool) {
 	key, ok := c.key(r)
 	if !ok {
 		return nil, false
 	}
-	c.mu.RLock()
-	claims, ok := c.entries[key]
-	c.mu.RUnlock()
-	return claims, ok && c.now().Before(claims.Expiry)
+	claims, ok := c.entries.Get(key)
+	if !ok {
+		return nil, false
+	}
+	if !c.now().Before(claims.Expiry) || !c.verifier.HoldsKey(claims.KeyID) {
+		c.entries.Remove(key)
+		return nil, false
+	}
+	return claims, true
 }
 
 // Authenticate verifies r's bearer token and remembers the claims.
@@ -53,7 +69,7 @@ func (c *tokenCache) Authenticate(r *http.Request) (*auth.Claims, error) {
 		return nil, err
 	}
 	if key, ok := c.key(r); ok {
-		c.store(key, claims)
+		c.entries.Add(key, claims)
 	}
 	return claims, nil
 }
@@ -62,27 +78,8 @@ func (c *tokenCache) Authenticate(r *http.Request) (*auth.Claims, error) {
 // are never cached.
 func (c *tokenCache) key(r *http.Request) ([sha256.Size]byte, bool) {
 	values := r.Header.Values("Authorization")
-	if c.max == 0 || len(values) != 1 {
+	if c.entries == nil || len(values) != 1 {
 		return [sha256.Size]byte{}, false
 	}
 	return sha256.Sum256([]byte(values[0])), true
-}
-
-// store adds claims, first dropping expired entries when the cache is full,
-// and everything when that was not enough.
-func (c *tokenCache) store(key [sha256.Size]byte, claims *auth.Claims) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= c.max {
-		now := c.now()
-		for k, v := range c.entries {
-			if !now.Before(v.Expiry) {
-				delete(c.entries, k)
-			}
-		}
-		if len(c.entries) >= c.max {
-			clear(c.entries)
-		}
-	}
-	c.entries[key] = claims
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -31,6 +32,8 @@ func (c *counting) Authenticate(r *http.Request) (*auth.Claims, error) {
 	return c.v.Authenticate(r)
 }
 
+func (c *counting) HoldsKey(kid string) bool { return c.v.HoldsKey(kid) }
+
 // clock is a settable time shared by the verifier and the cache.
 type clock struct{ now atomic.Int64 }
 
@@ -41,15 +44,18 @@ func newCache(t *testing.T, size int) (*tokenCache, *counting, *clock, *devidpte
 	t.Helper()
 	idp := devidptest.Start(t)
 	clk := &clock{}
-	clk.now.Store(time.Now().UnixNano())
+	clk.now.Store(time.Now().Add(2 * time.Second).UnixNano()) // ahead of the iat of tokens fetched from idp
 	cfg := idp.VerifierConfig()
-	cfg.Now, cfg.Leeway = clk.Now, time.Nanosecond
+	cfg.Now, cfg.ClockSkew = clk.Now, time.Nanosecond
 	v, err := auth.NewVerifier(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cv := &counting{v: v}
-	c := newTokenCache(cv, size)
+	c, err := newTokenCache(cv, size)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c.now = clk.Now
 	return c, cv, clk, idp
 }
@@ -67,6 +73,7 @@ func TestTokenCache(t *testing.T) {
 	c, cv, clk, idp := newCache(t, 2)
 	claims := idp.Claims(t, "jobs-admin")
 	claims["exp"] = clk.Now().Add(time.Minute).Unix()
+	claims["iat"] = clk.Now().Unix()
 	token := idp.SignRaw(t, claims, nil)
 	forged := idp.SignRaw(t, claims, map[string]any{"kid": "unknown"})
 
@@ -111,12 +118,90 @@ func TestTokenCacheStaysBounded(t *testing.T) {
 	for i := range 5 {
 		claims := idp.Claims(t, "reader")
 		claims["exp"] = clk.Now().Add(time.Duration(i+1) * time.Minute).Unix()
+		claims["iat"] = clk.Now().Unix()
 		if _, err := authenticate(c, bearer(idp.SignRaw(t, claims, nil))); err != nil {
 			t.Fatal(err)
 		}
-		if n := len(c.entries); n > 2 {
+		if n := c.entries.Len(); n > 2 {
 			t.Fatalf("the cache holds %d entries, above its size 2", n)
 		}
+	}
+}
+
+func TestTokenCacheEvictsTheLeastRecentlyUsedToken(t *testing.T) {
+	t.Parallel()
+	c, cv, clk, idp := newCache(t, 3)
+	mint := func() string {
+		claims := idp.Claims(t, "reader")
+		claims["exp"] = clk.Now().Add(time.Hour).Unix()
+		claims["iat"] = clk.Now().Unix()
+		return idp.SignRaw(t, claims, nil)
+	}
+	regular := mint()
+	if _, err := authenticate(c, bearer(regular)); err != nil {
+		t.Fatal(err)
+	}
+	reverified := 0
+	for range 20 { // a client minting a new token per request, between the regular client's requests
+		if _, err := authenticate(c, bearer(mint())); err != nil {
+			t.Fatal(err)
+		}
+		before := cv.calls.Load()
+		if _, err := authenticate(c, bearer(regular)); err != nil {
+			t.Fatal(err)
+		}
+		reverified += int(cv.calls.Load() - before)
+	}
+	if reverified != 0 {
+		t.Fatalf("the regular client's token was verified again %d times: the minting client evicted it", reverified)
+	}
+	if n := c.entries.Len(); n != 3 {
+		t.Fatalf("the cache holds %d entries, want its size 3", n)
+	}
+}
+
+func TestTokenCacheForgetsTokensOfAKeyNoLongerHeld(t *testing.T) {
+	t.Parallel()
+	idp := devidptest.Start(t)
+	cfg := idp.VerifierConfig()
+	cfg.RefreshInterval, cfg.RefetchCooldown = 100*time.Millisecond, 20*time.Millisecond
+	v, err := auth.NewVerifier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); v.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	cv := &counting{v: v}
+	c, err := newTokenCache(cv, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := idp.Token(t, "reader")
+	for range 2 {
+		if _, err := authenticate(c, bearer(old)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := c.Cached(bearer(old)); !ok || cv.calls.Load() != 1 {
+		t.Fatalf("the token is not cached (verifier ran %d times)", cv.calls.Load())
+	}
+	oldKid := idp.KeyID()
+	idp.RotateKey(t)
+	idp.RemoveKey(t, oldKid)
+	deadline := time.Now().Add(10 * time.Second)
+	for v.HoldsKey(oldKid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, ok := c.Cached(bearer(old)); ok {
+		t.Fatal("the cache still serves a token whose key the provider removed")
+	}
+	if _, err := authenticate(c, bearer(old)); !problem.Is(err, problem.EUNAUTHORIZED) {
+		t.Fatalf("Authenticate(token of a removed key) = %v, want 401", err)
+	}
+	if c.entries.Len() != 0 {
+		t.Fatalf("the cache keeps %d entries of the removed key", c.entries.Len())
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 
 	"gorm.io/gorm"
 
@@ -31,12 +32,13 @@ var MigrationSets = []pg.Set{{FS: migrations.FS}, idempotency.MigrationSet}
 
 // App is a wired jobs service listening on its address.
 type App struct {
-	cfg     Config
-	logger  *slog.Logger
-	db      *gorm.DB
-	keys    *idempotency.Keys
-	handler http.Handler
-	ln      net.Listener
+	cfg      Config
+	logger   *slog.Logger
+	db       *gorm.DB
+	verifier *auth.Verifier
+	keys     *idempotency.Keys
+	handler  http.Handler
+	ln       net.Listener
 }
 
 // New connects to the database, wires the service and listens on
@@ -55,9 +57,14 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			err = errors.Join(err, a.Close())
 		}
 	}()
-	verifier, err := auth.NewVerifier(auth.Config{IssuerURL: cfg.OIDC.IssuerURL, JWKSURL: cfg.OIDC.JWKSURL, Audience: cfg.OIDC.Audience, Logger: a.logger})
-	if err != nil {
+	oidc := cfg.OIDC
+	oidc.Logger = a.logger
+	if a.verifier, err = auth.NewVerifier(oidc); err != nil {
 		return nil, fmt.Errorf("token verifier: %w", err)
+	}
+	metrics := server.NewMetrics()
+	if err := metrics.Registry.Register(a.verifier.Collector()); err != nil {
+		return nil, fmt.Errorf("register signing-key metrics: %w", err)
 	}
 	if a.keys, err = idempotency.New(a.db, cfg.Idempotency, a.logger); err != nil {
 		return nil, err
@@ -72,15 +79,17 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	a.handler = jobshttp.New(jobshttp.Options{
 		Store:        postgres.New(a.db),
-		Verifier:     verifier,
+		Verifier:     a.verifier,
 		Idempotency:  a.keys,
 		Logger:       a.logger,
-		Metrics:      server.NewMetrics(),
+		Metrics:      metrics,
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Checks: []server.Check{
 			{Name: "postgres", Critical: true, Probe: pg.Ping(a.db)},
 			{Name: "schema", Critical: true, Probe: schema},
-			{Name: "identity_provider", Critical: false, Probe: verifier.Ping},
+			// Down only before any signing key was fetched; degraded while
+			// the identity provider is unreachable and the keys held still verify.
+			{Name: "oidc", Critical: true, Probe: a.verifier.Ping},
 		},
 	})
 	if a.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
@@ -96,13 +105,15 @@ func (a *App) Addr() string { return a.ln.Addr().String() }
 // Handler is the service's whole handler: the API, /openapi.json and the probes.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Run serves until ctx is done, sweeping expired idempotency keys
-// meanwhile, then drains in-flight requests within the shutdown timeout.
+// Run serves until ctx is done, sweeping expired idempotency keys and
+// keeping the signing keys fresh meanwhile, then drains in-flight requests
+// within the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
-	sweepCtx, stop := context.WithCancel(ctx)
-	swept := make(chan struct{})
-	go func() { defer close(swept); a.keys.RunSweeper(sweepCtx) }()
-	defer func() { stop(); <-swept }()
+	bgCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { a.keys.RunSweeper(bgCtx) })
+	wg.Go(func() { a.verifier.Run(bgCtx) })
+	defer func() { stop(); wg.Wait() }()
 	a.logger.InfoContext(ctx, "starting jobs", "version", version.Version, "addr", a.Addr())
 	return server.Serve(ctx, server.New(a.cfg.HTTP, a.handler, a.logger), a.ln, a.cfg.HTTP.ShutdownTimeout, a.logger)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
@@ -24,19 +25,12 @@ type Config struct {
 	HTTP        server.Config
 	DB          pg.Config
 	Log         server.LogConfig
-	OIDC        OIDCConfig
+	OIDC        auth.Config
 	Idempotency idempotency.Config
 
 	// Logger receives the service's logs; it is not read from the
 	// environment. Nil means a logger of Log on standard error.
 	Logger *slog.Logger `env:",noinit"`
-}
-
-// OIDCConfig says which access tokens the service accepts.
-type OIDCConfig struct {
-	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
-	JWKSURL   string `env:"OIDC_JWKS_URL"`
-	Audience  string `env:"OIDC_AUDIENCE, default=api-gateway"`
 }
 
 // LoadConfig reads the configuration from l (the environment in
@@ -49,5 +43,5 @@ func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Idempotency.Validate())
+	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate())
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/services/jobs/internal/app"
 )
@@ -25,6 +26,8 @@ func TestLoadConfig(t *testing.T) {
 		{"a duration that is not one is refused", map[string]string{"HTTP_READ_TIMEOUT": "soon"}, "", "", true},
 		{"a zero body limit is refused", map[string]string{"HTTP_MAX_BODY_BYTES": "0"}, "", "", true},
 		{"a negative idempotency TTL is refused", map[string]string{"IDEMPOTENCY_TTL": "-1h"}, "", "", true},
+		{"a negative clock skew is refused", map[string]string{"OIDC_CLOCK_SKEW": "-1s"}, "", "", true},
+		{"a relative issuer is refused", map[string]string{"OIDC_ISSUER_URL": "/auth/realms/municipal"}, "", "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,6 +43,9 @@ func TestLoadConfig(t *testing.T) {
 			}
 			if cfg.HTTP.Addr != tc.addr || cfg.DB.URL != tc.dbURL || cfg.OIDC.Audience != "api-gateway" {
 				t.Errorf("addr %q db %q audience %q", cfg.HTTP.Addr, cfg.DB.URL, cfg.OIDC.Audience)
+			}
+			if cfg.OIDC.RefreshInterval != auth.DefaultRefreshInterval || cfg.OIDC.ClockSkew != auth.DefaultClockSkew || cfg.OIDC.MaxTokenLifetime != auth.DefaultMaxTokenLifetime {
+				t.Errorf("oidc %+v lacks the shared defaults", cfg.OIDC)
 			}
 			if cfg.Idempotency.TTL != idempotency.DefaultTTL {
 				t.Errorf("idempotency TTL %v, want %v", cfg.Idempotency.TTL, idempotency.DefaultTTL)

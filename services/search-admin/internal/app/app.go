@@ -46,6 +46,7 @@ type App struct {
 	reembed   *catalog.Reembedder
 	reindexer *catalog.Reindexer
 	keys      *idempotency.Keys
+	verifier  *auth.Verifier
 	handler   http.Handler
 	ln        net.Listener
 }
@@ -75,10 +76,9 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			err = errors.Join(err, a.Close())
 		}
 	}()
-	verifier, err := auth.NewVerifier(auth.Config{
-		IssuerURL: cfg.OIDC.IssuerURL, JWKSURL: cfg.OIDC.JWKSURL, Audience: cfg.OIDC.Audience, Logger: a.logger,
-	})
-	if err != nil {
+	oidc := cfg.OIDC
+	oidc.Logger = a.logger
+	if a.verifier, err = auth.NewVerifier(oidc); err != nil {
 		return nil, fmt.Errorf("token verifier: %w", err)
 	}
 	if a.keys, err = idempotency.New(a.db, cfg.Idempotency, a.logger); err != nil {
@@ -92,7 +92,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.wire(ctx, verifier, schema); err != nil {
+	if err := a.wire(ctx, schema); err != nil {
 		return nil, err
 	}
 	if a.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
@@ -104,7 +104,7 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 // wire builds the domain services on the database, loads the vector index
 // and puts the handler together; schema is the readiness probe of the
 // database's schema version.
-func (a *App) wire(ctx context.Context, verifier *auth.Verifier, schema func(context.Context) error) error {
+func (a *App) wire(ctx context.Context, schema func(context.Context) error) error {
 	cfg, logger := a.cfg, a.logger
 	store, schemas := postgres.New(a.db), catalog.DefaultRegistry()
 	a.index = catalog.NewVectorIndex()
@@ -122,14 +122,20 @@ func (a *App) wire(ctx context.Context, verifier *auth.Verifier, schema func(con
 	apihttp.Routes(engine, apihttp.API{
 		Catalog:   catalog.NewService(store, schemas, a.embedder, logger),
 		Search:    catalog.NewSearcher(store, a.index, a.vectors, schemas, a.embedder, words, cfg.Search, logger),
-		Reindexer: a.reindexer, Verifier: verifier, Idempotency: a.keys.Middleware(),
+		Reindexer: a.reindexer, Verifier: a.verifier, Idempotency: a.keys.Middleware(),
 	})
+	metrics := server.NewMetrics()
+	if err := metrics.Registry.Register(a.verifier.Collector()); err != nil {
+		return fmt.Errorf("register signing-key metrics: %w", err)
+	}
 	a.handler = server.Handler(server.Options{
-		Logger: logger, Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+		Logger: logger, Metrics: metrics, App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Checks: []server.Check{
 			{Name: "postgres", Critical: true, Probe: pg.Ping(a.db)},
 			{Name: "schema", Critical: true, Probe: schema},
-			{Name: "oidc", Critical: false, Probe: verifier.Ping},
+			// Down only before any signing key was fetched; degraded while
+			// the identity provider is unreachable and the keys held still verify.
+			{Name: "oidc", Critical: true, Probe: a.verifier.Ping},
 		},
 	})
 	return nil
@@ -158,7 +164,8 @@ func (a *App) VectorIndex() *catalog.VectorIndex { return a.index }
 func (a *App) VectorSync() *catalog.VectorSync { return a.vectors }
 
 // Run serves until ctx is done, with the re-embed worker, the vector sync,
-// the re-indexing runner and the idempotency key sweeper running meanwhile,
+// the re-indexing runner, the idempotency key sweeper and the refresh of the
+// signing keys running meanwhile,
 // then drains in-flight requests within the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
 	a.logger.InfoContext(ctx, "starting search-admin", "version", version.Version, "addr", a.Addr(),
@@ -168,6 +175,7 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.vectors.Run(ctx) })
 	g.Go(func() error { return a.reindexer.Run(ctx) })
 	g.Go(func() error { a.keys.RunSweeper(ctx); return nil })
+	g.Go(func() error { a.verifier.Run(ctx); return nil })
 	g.Go(func() error {
 		return server.Serve(ctx, server.New(a.cfg.HTTP, a.handler, a.logger), a.ln, a.cfg.HTTP.ShutdownTimeout, a.logger)
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
+	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
@@ -26,7 +27,7 @@ type Config struct {
 	HTTP      server.Config
 	DB        pg.Config
 	Log       server.LogConfig
-	OIDC      OIDCConfig
+	OIDC      auth.Config
 	Embedding embedding.Config
 	Reembed   catalog.ReembedConfig
 	Search    catalog.SearchConfig
@@ -46,13 +47,6 @@ type Config struct {
 	LeaseHolder string
 }
 
-// OIDCConfig locates the identity provider whose tokens are accepted.
-type OIDCConfig struct {
-	IssuerURL string `env:"OIDC_ISSUER_URL, default=http://127.0.0.1:8090/auth/realms/municipal"`
-	JWKSURL   string `env:"OIDC_JWKS_URL"`
-	Audience  string `env:"OIDC_AUDIENCE, default=api-gateway"`
-}
-
 // LoadConfig reads the configuration from l (the environment in
 // production), with the search-admin defaults, and validates it.
 func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
@@ -63,6 +57,6 @@ func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.Reembed.Validate(),
+	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.OIDC.Validate(), c.Reembed.Validate(),
 		c.Search.Validate(), c.Index.Validate(), c.Reindex.Validate(), c.Idempotency.Validate())
 }

@@ -32,11 +32,13 @@ func TestConfigReadsTheEnvironment(t *testing.T) {
 	t.Parallel()
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR": "127.0.0.1:9999", "EMBEDDING_PROVIDER": "openai", "EMBEDDING_WORKER_INTERVAL": "250ms",
+		"OIDC_JWKS_REFRESH_INTERVAL": "1m", "OIDC_CLOCK_SKEW": "5s",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.HTTP.Addr != "127.0.0.1:9999" || cfg.Embedding.Provider != "openai" || cfg.Reembed.Interval != 250*time.Millisecond {
+	if cfg.HTTP.Addr != "127.0.0.1:9999" || cfg.Embedding.Provider != "openai" || cfg.Reembed.Interval != 250*time.Millisecond ||
+		cfg.OIDC.RefreshInterval != time.Minute || cfg.OIDC.ClockSkew != 5*time.Second {
 		t.Errorf("environment ignored: %+v", cfg)
 	}
 }
@@ -52,6 +54,8 @@ func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
 		"a re-index lease of 1s is refused":         {"REINDEX_LEASE_TTL": "1s"},
 		"a similarity above one is refused":         {"SEARCH_MIN_SIMILARITY": "1.5"},
 		"a zero index recheck period is refused":    {"SEARCH_INDEX_RECHECK": "0s"},
+		"a negative token lifetime is refused":      {"OIDC_MAX_TOKEN_LIFETIME": "-1h"},
+		"a JWKS URL of another scheme is refused":   {"OIDC_JWKS_URL": "file:///etc/jwks.json"},
 	}
 	for name, env := range tests {
 		t.Run(name, func(t *testing.T) {
