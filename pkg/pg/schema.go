@@ -63,19 +63,36 @@ func newestVersion(db *sql.DB, s Set) (int64, error) {
 	return sources[len(sources)-1].Version, nil
 }
 
+// Probe causes of SchemaCurrent, the short codes /readyz shows.
+const (
+	CauseNotMigrated  = "not_migrated"  // a version table does not exist yet
+	CauseSchemaBehind = "schema_behind" // a set is older than the binary's migrations
+)
+
+// schemaError is a failed schema check; its text, for the log, names the
+// table and versions, its cause is the code readiness bodies show.
+type schemaError struct {
+	cause string
+	err   error
+}
+
+func (e *schemaError) Error() string      { return e.err.Error() }
+func (e *schemaError) Unwrap() error      { return e.err }
+func (e *schemaError) ProbeCause() string { return e.cause }
+
 // check compares the applied version of one set with the binary's.
 func (v setVersion) check(ctx context.Context, db *sql.DB) error {
 	var got int64
 	// The table name is a validated identifier (Set.validate), never input.
 	err := db.QueryRowContext(ctx, `SELECT coalesce(max(version_id), 0) FROM `+v.table).Scan(&got)
 	if IsCode(err, undefinedTable) {
-		return fmt.Errorf("%s does not exist: the migrations never ran; run migrate", v.table)
+		return &schemaError{CauseNotMigrated, fmt.Errorf("%s does not exist: the migrations never ran; run migrate", v.table)}
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", v.table, err)
 	}
 	if got < v.want {
-		return fmt.Errorf("%s is at version %d, this binary needs %d: run migrate", v.table, got, v.want)
+		return &schemaError{CauseSchemaBehind, fmt.Errorf("%s is at version %d, this binary needs %d: run migrate", v.table, got, v.want)}
 	}
 	return nil
 }

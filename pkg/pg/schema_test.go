@@ -3,6 +3,7 @@ package pg_test
 import (
 	"context"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,11 +17,15 @@ import (
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
-// readyz answers one /readyz request with the schema probe as its only check.
-func readyz(probe func(context.Context) error) (int, string) {
+// readyz answers one /readyz request with the schema probe as its only
+// check; the body carries a cause code, the probe's own error the detail.
+func readyz(probe func(context.Context) error) (code int, body, detail string) {
 	rec := httptest.NewRecorder()
-	server.Readyz(server.Check{Name: "schema", Critical: true, Probe: probe})(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
-	return rec.Code, rec.Body.String()
+	server.Readyz(slog.New(slog.DiscardHandler), server.Check{Name: "schema", Critical: true, Probe: probe})(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if err := probe(context.Background()); err != nil {
+		detail = err.Error()
+	}
+	return rec.Code, rec.Body.String(), detail
 }
 
 func TestSchemaCurrentFailsReadinessUntilEveryMigrationTheBinaryEmbedsIsApplied(t *testing.T) {
@@ -34,9 +39,9 @@ func TestSchemaCurrentFailsReadinessUntilEveryMigrationTheBinaryEmbedsIsApplied(
 	}
 
 	t.Run("a database nobody migrated is not ready, and the probe creates no table", func(t *testing.T) {
-		code, body := readyz(probe)
-		if code != http.StatusServiceUnavailable || !strings.Contains(body, "goose_db_version does not exist") {
-			t.Fatalf("readyz = %d %s, want 503 naming the missing version table", code, body)
+		code, body, detail := readyz(probe)
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, `"schema":"down: not_migrated"`) || !strings.Contains(detail, "goose_db_version does not exist") {
+			t.Fatalf("readyz = %d %s (%s), want 503 not_migrated, the missing version table in the detail", code, body, detail)
 		}
 		var exists bool
 		if err := db.QueryRow(`SELECT to_regclass('goose_db_version') IS NOT NULL`).Scan(&exists); err != nil || exists {
@@ -52,9 +57,9 @@ func TestSchemaCurrentFailsReadinessUntilEveryMigrationTheBinaryEmbedsIsApplied(
 		t.Fatalf("migrate to version 1: %v", err)
 	}
 	t.Run("a schema one version behind the binary is not ready", func(t *testing.T) {
-		code, body := readyz(probe)
-		if code != http.StatusServiceUnavailable || !strings.Contains(body, "goose_db_version is at version 1, this binary needs 2") {
-			t.Fatalf("readyz = %d %s, want 503 naming versions 1 and 2", code, body)
+		code, body, detail := readyz(probe)
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, `"schema":"down: schema_behind"`) || !strings.Contains(detail, "goose_db_version is at version 1, this binary needs 2") {
+			t.Fatalf("readyz = %d %s (%s), want 503 schema_behind, versions 1 and 2 in the detail", code, body, detail)
 		}
 	})
 
@@ -62,8 +67,8 @@ func TestSchemaCurrentFailsReadinessUntilEveryMigrationTheBinaryEmbedsIsApplied(
 		t.Fatal(err)
 	}
 	t.Run("a current program set with a shared set not yet applied is not ready", func(t *testing.T) {
-		if code, body := readyz(probe); code != http.StatusServiceUnavailable || !strings.Contains(body, "goose_extra") {
-			t.Fatalf("readyz = %d %s, want 503 naming goose_extra", code, body)
+		if code, body, detail := readyz(probe); code != http.StatusServiceUnavailable || (!strings.Contains(body, "schema_behind") && !strings.Contains(body, "not_migrated")) || !strings.Contains(detail, "goose_extra") {
+			t.Fatalf("readyz = %d %s (%s), want 503 with goose_extra in the detail", code, body, detail)
 		}
 	})
 
@@ -71,7 +76,7 @@ func TestSchemaCurrentFailsReadinessUntilEveryMigrationTheBinaryEmbedsIsApplied(
 		t.Fatal(err)
 	}
 	t.Run("once migrate ran up, the program is ready", func(t *testing.T) {
-		if code, body := readyz(probe); code != http.StatusOK {
+		if code, body, _ := readyz(probe); code != http.StatusOK {
 			t.Fatalf("readyz = %d %s, want 200", code, body)
 		}
 	})

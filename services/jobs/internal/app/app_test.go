@@ -50,8 +50,8 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 	}
 	err = json.NewDecoder(resp.Body).Decode(&ready)
 	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || ready.Checks["postgres"] != "ok" || ready.Checks["schema"] != "ok" || ready.Checks["identity_provider"] != "ok" {
-		t.Errorf("/readyz = %d %+v (%v), want 200 with postgres, schema and identity_provider ok", resp.StatusCode, ready, err)
+	if err != nil || resp.StatusCode != http.StatusOK || ready.Checks["postgres"] != "ok" || ready.Checks["schema"] != "ok" || ready.Checks["oidc"] != "ok" {
+		t.Errorf("/readyz = %d %+v (%v), want 200 with postgres, schema and oidc ok", resp.StatusCode, ready, err)
 	}
 
 	cancel()
