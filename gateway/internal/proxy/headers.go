@@ -43,7 +43,7 @@ func stripIdentity(h http.Header) {
 
 // gatewayOwned are response headers the gateway sets itself; an upstream's
 // copies are dropped so that no response carries a header twice.
-var gatewayOwned = []string{
+var gatewayOwned = [...]string{
 	"X-Request-Id", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset",
 	"Ratelimit", "Ratelimit-Policy",
 }

@@ -43,18 +43,24 @@ func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger) *Upstream {
 	return u
 }
 
-// ServeHTTP forwards r as decided by f and streams the answer back.
+// ServeHTTP forwards r as decided by f and streams the answer back; the
+// headers already set on w are on the final response whatever interim
+// responses the upstream sends first.
 func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, f Forward) {
-	ctx := context.WithValue(r.Context(), forwardKey{}, &forwarding{Forward: f, in: r, start: time.Now()})
-	u.proxy.ServeHTTP(w, r.WithContext(ctx))
+	fw := &forwarding{Forward: f, in: r, start: time.Now()}
+	fw.w.keep(w)
+	ctx := context.WithValue(r.Context(), forwardKey{}, fw)
+	u.proxy.ServeHTTP(&fw.w, r.WithContext(ctx))
 }
 
-// forwarding is a Forward with the client's request and the moment the
-// upstream call began.
+// forwarding is a Forward with the client's request, the moment the
+// upstream call began and the writer of the answer (in the same
+// allocation).
 type forwarding struct {
 	Forward
 	in    *http.Request
 	start time.Time
+	w     finalWriter
 }
 
 func forwardOf(r *http.Request) *forwarding {
