@@ -70,13 +70,17 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, src clientip.Sou
 	return claims, nil
 }
 
-// authenticate verifies a token the gateway has not seen. An address that
-// already sent too many requests without a valid token is refused before its
-// token is looked at, so a flood never reaches the identity provider; a
-// failure counts against the address.
+// authenticate verifies a token the gateway has not seen. A well-formed
+// token whose signing key is held is always verified: that costs no request
+// to the identity provider, so a valid token from an address shared with a
+// misbehaving client (an office behind NAT) still passes. Anything else
+// (no token, garbage, an unknown kid) from an address that already sent too
+// many requests without a valid token is refused before it is looked at, so
+// a flood never reaches the identity provider. A failure counts against the
+// address.
 func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, src clientip.Source) (*auth.Claims, error) {
 	ip := clientip.Key(src.Addr)
-	if h.limits != nil {
+	if h.limits != nil && !h.tokens.HoldsKeyFor(r) {
 		if d := h.limits.PeekIP(r.Context(), ip); d.Reached() {
 			return nil, tooMany(w, d)
 		}

@@ -29,6 +29,7 @@ type tokenCache struct {
 type authenticator interface {
 	Authenticate(r *http.Request) (*auth.Claims, error)
 	HoldsKey(kid string) bool
+	HoldsKeyFor(r *http.Request) bool
 }
 
 // newTokenCache wraps verifier with a cache of at most maxEntries tokens; 0 turns it off.
@@ -73,6 +74,10 @@ func (c *tokenCache) Authenticate(r *http.Request) (*auth.Claims, error) {
 	}
 	return claims, nil
 }
+
+// HoldsKeyFor reports whether verifying r's token would cost a signature
+// check but no request to the identity provider (auth.Verifier.HoldsKeyFor).
+func (c *tokenCache) HoldsKeyFor(r *http.Request) bool { return c.verifier.HoldsKeyFor(r) }
 
 // key hashes r's single Authorization header; requests with none or several
 // are never cached.

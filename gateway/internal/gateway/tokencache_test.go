@@ -34,6 +34,8 @@ func (c *counting) Authenticate(r *http.Request) (*auth.Claims, error) {
 
 func (c *counting) HoldsKey(kid string) bool { return c.v.HoldsKey(kid) }
 
+func (c *counting) HoldsKeyFor(r *http.Request) bool { return c.v.HoldsKeyFor(r) }
+
 // clock is a settable time shared by the verifier and the cache.
 type clock struct{ now atomic.Int64 }
 
