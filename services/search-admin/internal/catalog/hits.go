@@ -27,6 +27,8 @@ type SearchMeta struct {
 	// Degraded is set when hybrid search could not embed the query and
 	// ranked by keywords alone.
 	Degraded bool `json:"degraded,omitempty"`
+	// Synonyms lists the synonym rules that changed the keyword ranking.
+	Synonyms []FiredSynonym `json:"synonyms,omitempty"`
 }
 
 // Hit is one Servico found by a search, without its search document, with

@@ -9,26 +9,10 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/textnorm"
 )
 
-// Lexeme is one word of a full-text query as search documents store it:
-// stemmed and folded, letters and digits only.
-type Lexeme struct {
-	Text string
-	// Prefix also matches the longer lexemes that start with Text.
-	Prefix bool
-}
-
-// Alternative is one way a query term matches a document: by every one of
-// its lexemes (a word the stemmer splits, or a phrase).
-type Alternative []Lexeme
-
-// Term is one word of a query with its corrections: a document matches the
-// term when it matches any of its alternatives.
-type Term []Alternative
-
 // KeywordQuery is one full-text pass over the search documents of a version.
 type KeywordQuery struct {
 	Version string
-	Terms   []Term
+	Terms   []Match
 	// Every matches the documents that match every term; otherwise any
 	// term, and documents that match more terms rank higher.
 	Every         bool
@@ -64,11 +48,11 @@ type CorrectionQuery struct {
 	Words       []CorrectionWord
 }
 
-// CorrectionWord is a query word and the term it became; it is corrected
-// only when no document of the version matches the term.
+// CorrectionWord is a query word and the match it became; it is corrected
+// only when no document of the version satisfies the match.
 type CorrectionWord struct {
-	Word string
-	Term Term
+	Word  string
+	Match Match
 }
 
 // Correction is a known word that may replace Words[Index] of a
@@ -87,97 +71,137 @@ const (
 	prefixMinLength     = 3
 )
 
-// queryWord is one word of a search and the full-text term it became
-// (empty for a stop word).
+// queryWord is one word of a search (or of a synonym) and what it matches.
 type queryWord struct {
 	// text is the word folded; typed is the word as written, lowercase.
 	text, typed string
 	// inLexicon is set when text is a word of the lexicon: it is never
-	// corrected.
-	inLexicon bool
-	term      Term
+	// corrected. known is set when it is a word of the catalog.
+	inLexicon, known bool
+	// folded holds the lexemes of the folded word, which an incomplete
+	// last word also matches as prefixes.
+	folded []string
+	// match is what the word matches in documents: any of its spellings,
+	// numbers and corrections; zero for a stop word.
+	match Match
+	// forms are the folded words this one stands for (itself, its other
+	// number, its corrections): synonym rules match on them.
+	forms []string
 }
 
-// keywordRanking ranks the published Servicos for q by full text. Every
-// word must match first; when that fills no page (q.PerPage), the words
-// that are no Portuguese word and that no document knows are corrected to
-// the nearest catalog words and every word is tried again, and then any
-// word matches.
-func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, q SearchQuery, limit, offset int) ([]ScoredID, int, error) {
+// keywordRanking ranks the published Servicos for q by full text, with the
+// synonym rules of revision applied, and reports the rules that fired.
+// Every word must match first; when that fills no page (q.PerPage), the
+// words that are no Portuguese word and that no document knows are
+// corrected to the nearest catalog words and every word is tried again,
+// and then any word matches.
+func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, revision int64, q SearchQuery, limit, offset int) ([]ScoredID, int, []FiredSynonym, error) {
 	words, err := s.queryWords(ctx, schema, q.Text)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	kq := KeywordQuery{Version: schema.Version, Terms: termsOf(words), Every: true, Filter: q.Filter, Limit: limit, Offset: offset}
-	if len(kq.Terms) == 0 {
-		return nil, 0, nil
+	rules, err := s.synonyms.rules(ctx, s, schema, revision)
+	if err != nil {
+		return nil, 0, nil, err
 	}
+	terms, fired := rules.expand(words)
+	if len(terms) == 0 {
+		return nil, 0, nil, nil
+	}
+	kq := KeywordQuery{Version: schema.Version, Terms: terms, Every: true, Filter: q.Filter, Limit: limit, Offset: offset}
 	hits, total, err := s.store.KeywordSearch(ctx, kq)
 	if err != nil || total >= q.PerPage {
-		return hits, total, err
+		return hits, total, fired, err
 	}
 	corrected, err := s.correct(ctx, schema, words)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if corrected {
-		kq.Terms = termsOf(words)
+		kq.Terms, fired = rules.expand(words)
 		hits, total, err = s.store.KeywordSearch(ctx, kq)
 		if err != nil || total >= q.PerPage {
-			return hits, total, err
+			return hits, total, fired, err
 		}
 	}
 	kq.Every = false
-	return s.store.KeywordSearch(ctx, kq)
+	hits, total, err = s.store.KeywordSearch(ctx, kq)
+	return hits, total, fired, err
 }
 
-// queryWords splits text into at most maxTerms words and asks the store for
-// the lexemes of each: of the word folded, and of its spellings and its
-// other number in the lexicon (stemmed as written, in a schema that stems
-// accents). The last word is also a prefix while it is incomplete: text
-// does not end after it, and it is no word of the lexicon or the catalog.
+// queryWords splits text into at most maxTerms words and analyzes them.
+// The last word is also a prefix while it is incomplete: text does not end
+// after it, and it is no word of the lexicon or the catalog.
 func (s *Searcher) queryWords(ctx context.Context, schema Schema, text string) ([]queryWord, error) {
 	tokens := textnorm.Tokens(text)
 	if len(tokens) > maxTerms {
 		tokens = tokens[:maxTerms]
 	}
-	if len(tokens) == 0 {
-		return nil, nil
+	words, err := s.analyze(ctx, schema, [][]string{tokens})
+	if err != nil || len(tokens) == 0 {
+		return nil, err
 	}
-	words := make([]queryWord, len(tokens))
+	last := &words[0][len(tokens)-1]
+	if !last.known && !last.inLexicon && incomplete(text, last.text) {
+		last.match = last.match.or(allOf(last.folded, true))
+	}
+	return words[0], nil
+}
+
+// analyze asks the store, in one round trip, for the lexemes of every word
+// of every token list: of the word folded, and of its spellings and its
+// other number in the lexicon (stemmed as written, in a schema that stems
+// accents).
+func (s *Searcher) analyze(ctx context.Context, schema Schema, lists [][]string) ([][]queryWord, error) {
 	var lq LexemeQuery
-	first := make([]int, len(tokens)+1)
-	for i, tok := range tokens {
-		w := queryWord{text: textnorm.Fold(tok), typed: tok}
-		w.inLexicon = s.lexicon.Known(w.text)
-		words[i] = w
-		first[i] = len(lq.Texts)
-		lq.Texts = append(lq.Texts, LexemeText{Text: w.text})
-		for _, v := range s.variants(w) {
-			t := LexemeText{Text: v, StemAccents: true}
-			if !schema.StemAccents {
-				t = LexemeText{Text: textnorm.Fold(v)}
+	out := make([][]queryWord, len(lists))
+	var ranges [][2]int
+	for li, tokens := range lists {
+		out[li] = make([]queryWord, len(tokens))
+		for i, tok := range tokens {
+			w := queryWord{text: textnorm.Fold(tok), typed: tok}
+			w.inLexicon = s.lexicon.Known(w.text)
+			start := len(lq.Texts)
+			lq.Texts = append(lq.Texts, LexemeText{Text: w.text})
+			w.forms = []string{w.text}
+			for _, v := range s.variants(w) {
+				t := LexemeText{Text: v, StemAccents: true}
+				if !schema.StemAccents {
+					t = LexemeText{Text: textnorm.Fold(v)}
+				}
+				if !slices.Contains(lq.Texts[start:], t) {
+					lq.Texts = append(lq.Texts, t)
+				}
+				if f := textnorm.Fold(v); !slices.Contains(w.forms, f) {
+					w.forms = append(w.forms, f)
+				}
 			}
-			if !slices.Contains(lq.Texts[first[i]:], t) {
-				lq.Texts = append(lq.Texts, t)
-			}
+			out[li][i] = w
+			ranges = append(ranges, [2]int{start, len(lq.Texts)})
 		}
 	}
-	first[len(tokens)] = len(lq.Texts)
+	if len(lq.Texts) == 0 {
+		return out, nil
+	}
 	found, err := s.store.Lexemes(ctx, lq)
 	if err != nil {
 		return nil, err
 	}
-	for i := range words {
-		w := &words[i]
-		folded := found[first[i]]
-		prefix := i == len(words)-1 && !folded.Known && !w.inLexicon && incomplete(text, w.text)
-		w.term = addAlternative(w.term, alternative(folded.Lexemes, prefix))
-		for _, l := range found[first[i]+1 : first[i+1]] {
-			w.term = addAlternative(w.term, alternative(l.Lexemes, false))
+	n := 0
+	for li := range out {
+		for i := range out[li] {
+			w, r := &out[li][i], ranges[n]
+			n++
+			w.known, w.folded = found[r[0]].Known, found[r[0]].Lexemes
+			if len(w.folded) == 0 {
+				continue // a stop word, even when a spelling of it is not ("de", "dê")
+			}
+			for _, l := range found[r[0]:r[1]] {
+				w.match = w.match.or(allOf(l.Lexemes, false))
+			}
 		}
 	}
-	return words, nil
+	return out, nil
 }
 
 // variants returns the words w may stand for: its spelling as typed when
@@ -209,14 +233,6 @@ func incomplete(text, last string) bool {
 	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && utf8.RuneCountInString(last) >= prefixMinLength
 }
 
-// addAlternative adds alt to term unless it is empty or already there.
-func addAlternative(term Term, alt Alternative) Term {
-	if len(alt) == 0 || slices.ContainsFunc(term, func(a Alternative) bool { return slices.Equal(a, alt) }) {
-		return term
-	}
-	return append(term, alt)
-}
-
 // correct adds to each word that is no word of the lexicon and that no
 // document knows the catalog's words nearest to it, and reports whether any
 // word got one. A real word the catalog does not contain is left alone:
@@ -225,8 +241,8 @@ func (s *Searcher) correct(ctx context.Context, schema Schema, words []queryWord
 	cq := CorrectionQuery{Version: schema.Version, StemAccents: schema.StemAccents}
 	var at []int
 	for i, w := range words {
-		if len(w.term) > 0 && !w.inLexicon && utf8.RuneCountInString(w.text) >= correctionMinLength {
-			cq.Words = append(cq.Words, CorrectionWord{Word: w.text, Term: w.term})
+		if !w.match.IsZero() && !w.inLexicon && utf8.RuneCountInString(w.text) >= correctionMinLength {
+			cq.Words = append(cq.Words, CorrectionWord{Word: w.text, Match: w.match})
 			at = append(at, i)
 		}
 	}
@@ -243,30 +259,12 @@ func (s *Searcher) correct(ctx context.Context, schema Schema, words []queryWord
 			continue
 		}
 		w := &words[at[c.Index]]
-		if next := addAlternative(w.term, alternative(c.Lexemes, false)); len(next) > len(w.term) {
-			w.term, corrected = next, true
+		if next := w.match.or(allOf(c.Lexemes, false)); next.key() != w.match.key() {
+			w.match, corrected = next, true
+			if !slices.Contains(w.forms, c.Word) {
+				w.forms = append(w.forms, c.Word)
+			}
 		}
 	}
 	return corrected, nil
-}
-
-// alternative matches every one of lexemes, each also as a prefix when
-// prefix is set.
-func alternative(lexemes []string, prefix bool) Alternative {
-	alt := make(Alternative, len(lexemes))
-	for i, l := range lexemes {
-		alt[i] = Lexeme{Text: l, Prefix: prefix}
-	}
-	return alt
-}
-
-// termsOf returns the terms of the words that have one.
-func termsOf(words []queryWord) []Term {
-	terms := make([]Term, 0, len(words))
-	for _, w := range words {
-		if len(w.term) > 0 {
-			terms = append(terms, w.term)
-		}
-	}
-	return terms
 }

@@ -32,8 +32,11 @@ type SearchQuery struct {
 
 // SearchStore is the Postgres side of search.
 type SearchStore interface {
-	// CurrentVersion reads the search-schema version search uses now.
-	CurrentVersion(ctx context.Context) (string, error)
+	// SearchSettings reads the search-schema version search uses now and
+	// the revision of the synonym rules.
+	SearchSettings(ctx context.Context) (SearchSettings, error)
+	// AllSynonyms returns every synonym rule.
+	AllSynonyms(ctx context.Context) ([]Synonym, error)
 	// Lexemes returns the lexemes of each of q.Texts as search documents
 	// store them, folded to letters and digits, in the order of q.Texts.
 	Lexemes(ctx context.Context, q LexemeQuery) ([]Lexemes, error)
@@ -45,6 +48,14 @@ type SearchStore interface {
 	KeywordSearch(ctx context.Context, q KeywordQuery) ([]ScoredID, int, error)
 	// ServicosByID returns the Servicos ids, without documents, in any order.
 	ServicosByID(ctx context.Context, ids []string) ([]Servico, error)
+}
+
+// SearchSettings is what every search reads first: the schema version it
+// ranks in and the revision of the synonym rules, which grows with every
+// write to them.
+type SearchSettings struct {
+	Version          string
+	SynonymsRevision int64
 }
 
 // SearchConfig tunes ranking.
@@ -72,6 +83,7 @@ type Searcher struct {
 	schemas  *Registry
 	embedder Embedder
 	lexicon  Lexicon
+	synonyms synonymCache
 	cfg      SearchConfig
 	log      *slog.Logger
 }
@@ -97,26 +109,27 @@ func NewSearcher(store SearchStore, index *VectorIndex, sync *VectorSync, schema
 // Search ranks the published Servicos for q in the current schema version
 // and returns the page q asks for.
 func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
-	version, err := s.store.CurrentVersion(ctx)
+	settings, err := s.store.SearchSettings(ctx)
 	if err != nil {
 		return SearchResult{}, err
 	}
-	schema, ok := s.schemas.Get(version)
+	schema, ok := s.schemas.Get(settings.Version)
 	if !ok {
-		return SearchResult{}, fmt.Errorf("search schema %q is not defined in this build", version)
+		return SearchResult{}, fmt.Errorf("search schema %q is not defined in this build", settings.Version)
 	}
-	res := SearchResult{Meta: SearchMeta{Page: q.Page, PerPage: q.PerPage, SchemaVersion: version, Mode: q.Mode}}
+	res := SearchResult{Meta: SearchMeta{Page: q.Page, PerPage: q.PerPage, SchemaVersion: schema.Version, Mode: q.Mode}}
 	offset := (q.Page - 1) * q.PerPage
 	var ranked []rankedHit
 	switch q.Mode {
 	case ModeKeyword:
-		ranked, res.Meta.Total, err = s.keywordPage(ctx, schema, q, offset)
+		ranked, res.Meta.Total, res.Meta.Synonyms, err = s.keywordPage(ctx, schema, settings.SynonymsRevision, q, offset)
 	case ModeSemantic:
 		ranked, res.Meta.Total, err = s.semanticPage(ctx, schema, q, offset)
 	default:
 		var h hybrid
-		h, err = s.hybridPage(ctx, schema, q, offset)
+		h, err = s.hybridPage(ctx, schema, settings.SynonymsRevision, q, offset)
 		ranked, res.Meta.Total, res.Meta.TotalIsLowerBound, res.Meta.Degraded = h.page, h.total, h.truncated, h.degraded
+		res.Meta.Synonyms = h.synonyms
 	}
 	if err != nil {
 		return SearchResult{}, err
@@ -125,12 +138,12 @@ func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, err
 	return res, err
 }
 
-func (s *Searcher) keywordPage(ctx context.Context, schema Schema, q SearchQuery, offset int) ([]rankedHit, int, error) {
-	ids, total, err := s.keywordRanking(ctx, schema, q, q.PerPage, offset)
+func (s *Searcher) keywordPage(ctx context.Context, schema Schema, revision int64, q SearchQuery, offset int) ([]rankedHit, int, []FiredSynonym, error) {
+	ids, total, fired, err := s.keywordRanking(ctx, schema, revision, q, q.PerPage, offset)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return single(ids, true), total, nil
+	return single(ids, true), total, fired, nil
 }
 
 func (s *Searcher) semanticPage(ctx context.Context, schema Schema, q SearchQuery, offset int) ([]rankedHit, int, error) {
@@ -149,6 +162,7 @@ type hybrid struct {
 	total     int
 	truncated bool
 	degraded  bool
+	synonyms  []FiredSynonym
 }
 
 // hybridPage fuses the top candidates of both rankings; when the query
@@ -157,7 +171,7 @@ type hybrid struct {
 // truncated when either ranking matched more than it handed over.
 // The query is embedded and the vectors scanned while Postgres ranks the
 // keywords, so hybrid costs about the slower of the two, not their sum.
-func (s *Searcher) hybridPage(ctx context.Context, schema Schema, q SearchQuery, offset int) (hybrid, error) {
+func (s *Searcher) hybridPage(ctx context.Context, schema Schema, revision int64, q SearchQuery, offset int) (hybrid, error) {
 	semCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var sem []ScoredID
@@ -168,7 +182,7 @@ func (s *Searcher) hybridPage(ctx context.Context, schema Schema, q SearchQuery,
 		defer close(scanned)
 		sem, semTotal, semErr = s.nearest(semCtx, schema, q, s.cfg.Candidates)
 	}()
-	kw, kwTotal, err := s.keywordRanking(ctx, schema, q, s.cfg.Candidates, 0)
+	kw, kwTotal, fired, err := s.keywordRanking(ctx, schema, revision, q, s.cfg.Candidates, 0)
 	if err != nil {
 		cancel()
 	}
@@ -176,7 +190,7 @@ func (s *Searcher) hybridPage(ctx context.Context, schema Schema, q SearchQuery,
 	if err != nil {
 		return hybrid{}, err
 	}
-	h := hybrid{degraded: semErr != nil, truncated: kwTotal > len(kw) || semTotal > len(sem)}
+	h := hybrid{degraded: semErr != nil, truncated: kwTotal > len(kw) || semTotal > len(sem), synonyms: fired}
 	if h.degraded {
 		s.log.WarnContext(ctx, "semantic ranking failed, answering with keyword ranking", "err", semErr)
 	}

@@ -53,6 +53,7 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	})
 	id := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", full).servico(t, http.StatusCreated).ID
 	item := "/api/v1/admin/services/" + id
+	rule := synonymsPath + "/" + app.do(http.MethodPost, synonymsPath, "catalog-admin", map[string]any{"synonyms": []string{"iptu", "imposto predial"}}).synonym(t, http.StatusCreated).ID
 	tests := []struct {
 		name, method, path, client string
 		body                       any
@@ -75,6 +76,16 @@ func TestResponsesMatchTheOpenAPIDocument(t *testing.T) {
 		{"search", http.MethodGet, "/api/v1/search?q=iptu&mode=hybrid&include_agent_only=true", "reader", nil, 200},
 		{"keyword search with filters", http.MethodGet, "/api/v1/search?q=iptu&mode=keyword&tema_geral=Tributos&per_page=5", "reader", nil, 200},
 		{"search with bad parameters", http.MethodGet, "/api/v1/search?mode=x", "reader", nil, 422},
+		{"search where a synonym rule fires", http.MethodGet, "/api/v1/search?q=imposto+predial&mode=keyword", "reader", nil, 200},
+		{"create a one-way synonym rule", http.MethodPost, synonymsPath, "catalog-admin", map[string]any{"root": "carnê", "synonyms": []string{"guia"}}, 201},
+		{"create a synonym rule with violations", http.MethodPost, synonymsPath, "catalog-admin", map[string]any{"synonyms": []string{"x"}}, 422},
+		{"create a synonym rule without the scope", http.MethodPost, synonymsPath, "reader", map[string]any{"synonyms": []string{"a", "b"}}, 403},
+		{"list synonym rules", http.MethodGet, synonymsPath + "?per_page=3&text=iptu", "reader", nil, 200},
+		{"list synonym rules with a bad filter", http.MethodGet, synonymsPath + "?root=x", "reader", nil, 422},
+		{"read a synonym rule", http.MethodGet, rule, "reader", nil, 200},
+		{"read an unknown synonym rule", http.MethodGet, synonymsPath + "/nope", "reader", nil, 404},
+		{"replace a synonym rule", http.MethodPut, rule, "catalog-admin", map[string]any{"root": "imposto predial", "synonyms": []string{"iptu"}}, 200},
+		{"delete a synonym rule", http.MethodDelete, rule, "catalog-admin", nil, 204},
 		{"search without the scope", http.MethodGet, "/api/v1/search?q=iptu", "jobs-admin", nil, 403},
 		{"migration status before any migration", http.MethodGet, "/api/v1/admin/migration/status", "reader", nil, 200},
 		{"migration dry run", http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1", "dry_run": true}, 200},

@@ -23,6 +23,8 @@ const (
 const (
 	// ServicesPath is the collection of Servicos; Location headers point below it.
 	ServicesPath = "/api/v1/admin/services"
+	// SynonymsPath is the collection of synonym rules.
+	SynonymsPath = "/api/v1/admin/synonyms"
 	// ReindexStatusPath reports the running re-index; a started one points to it.
 	ReindexStatusPath = "/api/v1/admin/migration/status"
 )
@@ -30,6 +32,7 @@ const (
 // API is what the routes serve.
 type API struct {
 	Catalog   *catalog.Service
+	Synonyms  *catalog.Synonyms
 	Search    *catalog.Searcher
 	Reindexer *catalog.Reindexer
 	Verifier  *auth.Verifier
@@ -40,7 +43,7 @@ type API struct {
 // Routes registers the API on e: every /api/v1 route behind the token
 // verifier and its scope, and /openapi.json without a token.
 func Routes(e *gin.Engine, api API) {
-	h := &handler{svc: api.Catalog, searcher: api.Search, reindexer: api.Reindexer}
+	h := &handler{svc: api.Catalog, synonyms: api.Synonyms, searcher: api.Search, reindexer: api.Reindexer}
 	read, write := auth.RequireScope(ScopeServicesRead), auth.RequireScope(ScopeServicesWrite)
 	reindexRead, reindexWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
 	v1 := e.Group("/api/v1", auth.Middleware(api.Verifier))
@@ -54,6 +57,11 @@ func Routes(e *gin.Engine, api API) {
 	admin.DELETE("/services/:id", write, h.delete)
 	admin.POST("/services/:id/publish", write, idem, h.setStatus(catalog.StatusPublished))
 	admin.POST("/services/:id/unpublish", write, idem, h.setStatus(catalog.StatusDraft))
+	admin.GET("/synonyms", read, h.listSynonyms)
+	admin.POST("/synonyms", write, idem, h.createSynonym)
+	admin.GET("/synonyms/:id", read, h.getSynonym)
+	admin.PUT("/synonyms/:id", write, h.replaceSynonym)
+	admin.DELETE("/synonyms/:id", write, h.deleteSynonym)
 	admin.GET("/migration/schemas", reindexRead, h.schemas)
 	admin.GET("/migration/status", reindexRead, h.reindexStatus)
 	admin.GET("/migration/history", reindexRead, h.reindexHistory)
@@ -64,6 +72,7 @@ func Routes(e *gin.Engine, api API) {
 
 type handler struct {
 	svc       *catalog.Service
+	synonyms  *catalog.Synonyms
 	searcher  *catalog.Searcher
 	reindexer *catalog.Reindexer
 }

@@ -171,7 +171,7 @@ func correctionArgs(q catalog.CorrectionQuery) (map[string]any, error) {
 	words := make([]correctionWord, len(q.Words))
 	looked := false
 	for i, w := range q.Words {
-		words[i] = correctionWord{Word: w.Word, Query: tsquery([]catalog.Term{w.Term}, true)}
+		words[i] = correctionWord{Word: w.Word, Query: tsquery([]catalog.Match{w.Match}, true)}
 		looked = looked || words[i].Query != ""
 	}
 	if !looked {

@@ -24,12 +24,12 @@ func keywordQuery(t *testing.T, st *postgres.Store, text string, filter catalog.
 }
 
 // termsFor makes one term of each word of text that has lexemes.
-func termsFor(t *testing.T, st *postgres.Store, text string) []catalog.Term {
+func termsFor(t *testing.T, st *postgres.Store, text string) []catalog.Match {
 	t.Helper()
-	var terms []catalog.Term
+	var terms []catalog.Match
 	for _, w := range wordTerms(t, st, text) {
-		if len(w.Term) > 0 {
-			terms = append(terms, w.Term)
+		if !w.Match.IsZero() {
+			terms = append(terms, w.Match)
 		}
 	}
 	return terms
@@ -52,14 +52,26 @@ func wordTerms(t *testing.T, st *postgres.Store, text string) []catalog.Correcti
 	out := make([]catalog.CorrectionWord, len(tokens))
 	for i, tok := range tokens {
 		out[i].Word = textnorm.Fold(tok)
+		var alts []catalog.Match
 		for j, l := range found[2*i : 2*i+2] {
-			var alt catalog.Alternative
+			var all []catalog.Match
 			for _, lexeme := range l.Lexemes {
-				alt = append(alt, catalog.Lexeme{Text: lexeme, Prefix: j == 0 && i == len(tokens)-1 && !strings.HasSuffix(text, " ")})
+				all = append(all, catalog.Match{Lexeme: lexeme, Prefix: j == 0 && i == len(tokens)-1 && !strings.HasSuffix(text, " ")})
 			}
-			if len(alt) > 0 {
-				out[i].Term = append(out[i].Term, alt)
+			switch len(all) {
+			case 0:
+			case 1:
+				alts = append(alts, all[0])
+			default:
+				alts = append(alts, catalog.Match{All: all})
 			}
+		}
+		switch len(alts) {
+		case 0:
+		case 1:
+			out[i].Match = alts[0]
+		default:
+			out[i].Match = catalog.Match{Any: alts}
 		}
 	}
 	return out
@@ -179,7 +191,7 @@ func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
 				q := keywordQuery(t, st, text, catalog.SearchFilter{OrgaoGestor: "SMF"})
 				q.Every = every
 				if len(q.Terms) == 0 {
-					q.Terms = []catalog.Term{{{{Text: "qqq"}}}}
+					q.Terms = []catalog.Match{{Lexeme: "qqq"}}
 				}
 				raw, err := st.ExplainKeywordSearch(context.Background(), q)
 				if err != nil {
@@ -287,7 +299,7 @@ func correctionQuery(t *testing.T, st *postgres.Store, text string) catalog.Corr
 	t.Helper()
 	q := catalog.CorrectionQuery{Version: "v3", StemAccents: true}
 	for _, w := range wordTerms(t, st, text) {
-		if len(w.Term) > 0 {
+		if !w.Match.IsZero() {
 			q.Words = append(q.Words, w)
 		}
 	}
@@ -347,19 +359,21 @@ func TestKeywordFiltersFollowTheServico(t *testing.T) {
 
 func TestTSQueryQuotesLexemesAndDropsAnythingElse(t *testing.T) {
 	t.Parallel()
-	lex := func(s string, prefix bool) catalog.Lexeme { return catalog.Lexeme{Text: s, Prefix: prefix} }
+	lex := func(s string) catalog.Match { return catalog.Match{Lexeme: s} }
 	tests := []struct {
 		name  string
-		terms []catalog.Term
+		terms []catalog.Match
 		every bool
 		want  string
 	}{
-		{"every term is AND-ed, the prefix marked", []catalog.Term{{{lex("certidao", false)}}, {{lex("neg", true)}}}, true, "'certidao' & 'neg':*"},
-		{"any term is OR-ed", []catalog.Term{{{lex("a1", false)}}, {{lex("b2", false)}}}, false, "'a1' | 'b2'"},
-		{"alternatives are OR-ed and the lexemes of one AND-ed", []catalog.Term{{{lex("x", false), lex("y", false)}, {lex("z", false)}}}, true, "(('x' & 'y') | 'z')"},
-		{"a lexeme with tsquery syntax is left out", []catalog.Term{{{lex("a:b", false)}}, {{lex("d'x", false)}}, {{lex("ok", false)}}}, true, "'ok'"},
-		{"a lexeme with a space or a backslash is left out", []catalog.Term{{{lex("a b", false), lex(`a\`, false)}}}, true, ""},
-		{"accented letters and combining marks are kept", []catalog.Term{{{lex("ação", false), lex("a\u0301", false)}}}, true, "('ação' & 'a\u0301')"},
+		{"every term is AND-ed, the prefix marked", []catalog.Match{lex("certidao"), {Lexeme: "neg", Prefix: true}}, true, "'certidao' & 'neg':*"},
+		{"any term is OR-ed", []catalog.Match{lex("a1"), lex("b2")}, false, "'a1' | 'b2'"},
+		{"alternatives are OR-ed and the lexemes of one AND-ed", []catalog.Match{{Any: []catalog.Match{{All: []catalog.Match{lex("x"), lex("y")}}, lex("z")}}}, true, "(('x' & 'y') | 'z')"},
+		{"nested matches keep their grouping", []catalog.Match{{All: []catalog.Match{{Any: []catalog.Match{lex("a"), lex("b")}}, lex("c")}}, lex("d")}, false, "(('a' | 'b') & 'c') | 'd'"},
+		{"a lexeme with tsquery syntax is left out", []catalog.Match{lex("a:b"), lex("d'x"), lex("ok")}, true, "'ok'"},
+		{"a lexeme with a space or a backslash is left out", []catalog.Match{{All: []catalog.Match{lex("a b"), lex(`a\`)}}}, true, ""},
+		{"a part left empty takes its parentheses with it", []catalog.Match{{Any: []catalog.Match{lex("a:b"), lex("ok")}}}, true, "'ok'"},
+		{"accented letters and combining marks are kept", []catalog.Match{{All: []catalog.Match{lex("ação"), lex("a\u0301")}}}, true, "('ação' & 'a\u0301')"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

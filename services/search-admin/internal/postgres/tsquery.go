@@ -7,60 +7,55 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// tsquery writes terms in the input syntax of the tsquery type: each lexeme
-// quoted, alternatives of a term OR-ed, lexemes of an alternative AND-ed,
-// and the terms AND-ed when every one must match, else OR-ed. A lexeme
+// tsquery writes terms in the input syntax of the tsquery type, AND-ed when
+// every one must match, else OR-ed: each lexeme quoted (with ":*" when a
+// prefix), the parts of a match AND-ed or OR-ed in parentheses. A lexeme
 // with anything but letters, digits and combining marks is left out, so no
 // search text can add an operator, a weight or a prefix. The empty string
 // means the terms hold no lexeme.
-func tsquery(terms []catalog.Term, every bool) string {
+func tsquery(terms []catalog.Match, every bool) string {
 	op := " | "
 	if every {
 		op = " & "
 	}
-	parts := make([]string, 0, len(terms))
-	for _, term := range terms {
-		if t := termQuery(term); t != "" {
-			parts = append(parts, t)
-		}
-	}
-	return strings.Join(parts, op)
+	return join(terms, op)
 }
 
-// termQuery writes one term, parenthesized when it has several parts.
-func termQuery(term catalog.Term) string {
-	alts := make([]string, 0, len(term))
-	for _, alt := range term {
-		lexemes := make([]string, 0, len(alt))
-		for _, l := range alt {
-			if q := lexemeQuery(l); q != "" {
-				lexemes = append(lexemes, q)
-			}
-		}
-		if len(lexemes) == 1 {
-			alts = append(alts, lexemes[0])
-		} else if len(lexemes) > 1 {
-			alts = append(alts, "("+strings.Join(lexemes, " & ")+")")
+// join writes each of parts and joins those that hold a lexeme with op.
+func join(parts []catalog.Match, op string) string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if q := matchQuery(p); q != "" {
+			out = append(out, q)
 		}
 	}
-	switch len(alts) {
-	case 0:
-		return ""
-	case 1:
-		return alts[0]
-	default:
-		return "(" + strings.Join(alts, " | ") + ")"
-	}
+	return strings.Join(out, op)
 }
 
-// lexemeQuery quotes l, with ":*" when it is a prefix; empty when l is not
-// a whitelisted lexeme.
-func lexemeQuery(l catalog.Lexeme) string {
-	if !isLexeme(l.Text) {
+// matchQuery writes one match, parenthesized when it has several parts.
+func matchQuery(m catalog.Match) string {
+	op, parts := " & ", m.All
+	if len(m.Any) > 0 {
+		op, parts = " | ", m.Any
+	}
+	if len(parts) == 0 {
+		return lexemeQuery(m.Lexeme, m.Prefix)
+	}
+	q := join(parts, op)
+	if strings.Contains(q, op) {
+		q = "(" + q + ")"
+	}
+	return q
+}
+
+// lexemeQuery quotes lexeme, with ":*" when it is a prefix; empty when it is
+// not a whitelisted lexeme.
+func lexemeQuery(lexeme string, prefix bool) string {
+	if !isLexeme(lexeme) {
 		return ""
 	}
-	q := "'" + l.Text + "'"
-	if l.Prefix {
+	q := "'" + lexeme + "'"
+	if prefix {
 		q += ":*"
 	}
 	return q

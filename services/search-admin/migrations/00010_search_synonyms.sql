@@ -1,0 +1,263 @@
+-- +goose Up
+
+-- Synonym rules applied at query time (see README, "Synonyms"): multi-way
+-- when root is empty (every term stands for every other), one-way otherwise
+-- (a query matching root also looks for the synonyms). Searches read
+-- search_synonyms_revision with the current schema version and reload the
+-- rules when it changed, so an edit applies at every replica's next search
+-- without re-indexing.
+CREATE TABLE search_synonyms (
+    id          uuid PRIMARY KEY,
+    root        text NOT NULL DEFAULT '',
+    synonyms    jsonb NOT NULL CONSTRAINT search_synonyms_synonyms_array CHECK (jsonb_typeof(synonyms) = 'array'),
+    autor       text NOT NULL,
+    created_at  bigint NOT NULL,
+    last_update bigint NOT NULL
+);
+CREATE INDEX search_synonyms_created_at_idx ON search_synonyms (created_at DESC, id DESC);
+
+-- One row, apart from search_settings so that a synonym edit never waits
+-- for the Servico writes that hold the settings row.
+CREATE TABLE search_synonyms_revision (
+    singleton boolean PRIMARY KEY DEFAULT true CONSTRAINT search_synonyms_revision_singleton CHECK (singleton),
+    revision  bigint NOT NULL
+);
+INSERT INTO search_synonyms_revision (revision) VALUES (1);
+
+-- +goose StatementBegin
+CREATE FUNCTION search_synonyms_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE search_synonyms_revision SET revision = revision + 1;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER search_synonyms_bump AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON search_synonyms
+    FOR EACH STATEMENT EXECUTE FUNCTION search_synonyms_bump();
+
+-- The default Brazilian Portuguese set: everyday words of city services
+-- (taxes and fees, waste and cleaning, street lighting and paving, trees,
+-- works and licences, health and medicines, schools and enrolment, social
+-- benefits, transport and traffic fines, animals, noise, jobs, verbs for
+-- the nouns of the catalog) linked to the catalog's official vocabulary.
+-- It is data like any other rule: list, replace or delete it through
+-- /api/v1/admin/synonyms. Ids are UUID v7 made from the clock and random bits.
+INSERT INTO search_synonyms (id, root, synonyms, autor, created_at, last_update)
+SELECT CAST(lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+            || '7' || substr(md5(random()::text), 1, 3)
+            || to_hex(8 + floor(random() * 4)::int) || substr(md5(random()::text), 1, 15) AS uuid),
+       r.root, CAST(r.synonyms AS jsonb), 'search-admin', extract(epoch FROM now())::bigint, extract(epoch FROM now())::bigint
+FROM (VALUES
+    ('', '["iptu", "imposto predial", "imposto territorial urbano"]'),
+    ('', '["iss", "issqn", "imposto sobre serviços"]'),
+    ('', '["itbi", "imposto de transmissão", "transmissão de imóveis"]'),
+    ('carnê', '["guia", "boleto"]'),
+    ('boleto', '["guia", "carnê"]'),
+    ('', '["segunda via", "2ª via", "reimpressão"]'),
+    ('', '["dívida", "débito"]'),
+    ('atrasado', '["débito", "dívida", "em atraso"]'),
+    ('parcelar', '["parcelamento", "negociação"]'),
+    ('negociar', '["parcelamento", "negociação"]'),
+    ('nada consta', '["certidão negativa"]'),
+    ('', '["nota fiscal eletrônica", "nfse", "nfs-e"]'),
+    ('isento', '["isenção"]'),
+    ('desconto', '["isenção", "redução"]'),
+    ('', '["restituição", "devolução", "reembolso"]'),
+    ('', '["mei", "microempreendedor individual"]'),
+    ('taxa do lixo', '["taxa de coleta", "coleta de lixo"]'),
+    ('inscrição municipal', '["cadastro mobiliário"]'),
+    ('imposto da casa', '["iptu"]'),
+    ('imposto do imóvel', '["iptu"]'),
+    ('lixo', '["resíduo", "detrito", "rejeito"]'),
+    ('', '["entulho", "resto de obra", "caliça", "resíduo da construção"]'),
+    ('cata bagulho', '["móveis velhos", "volumosos"]'),
+    ('catabagulho', '["móveis velhos", "volumosos"]'),
+    ('bagulho', '["móveis velhos", "volumosos"]'),
+    ('sofá', '["móveis", "volumosos"]'),
+    ('colchão', '["móveis", "volumosos"]'),
+    ('geladeira', '["eletrodoméstico", "volumosos"]'),
+    ('fogão', '["eletrodoméstico", "volumosos"]'),
+    ('', '["reciclagem", "coleta seletiva", "recicláveis"]'),
+    ('', '["ecoponto", "ponto de entrega voluntária"]'),
+    ('caçamba', '["entulho", "coleta de entulho"]'),
+    ('', '["varrição", "varredura", "limpeza de rua"]'),
+    ('', '["capina", "roçada", "roçagem"]'),
+    ('mato', '["capina", "roçada"]'),
+    ('', '["terreno baldio", "terreno abandonado", "lote vago"]'),
+    ('fossa', '["esgotamento sanitário"]'),
+    ('esgoto', '["saneamento", "rede de esgoto"]'),
+    ('', '["bueiro", "boca de lobo", "galeria pluvial"]'),
+    ('ralo', '["bueiro", "boca de lobo"]'),
+    ('', '["dedetização", "desinsetização"]'),
+    ('rato', '["desratização", "roedor"]'),
+    ('barata', '["desinsetização", "dedetização"]'),
+    ('escorpião', '["zoonoses", "animais peçonhentos"]'),
+    ('carcaça', '["animal morto"]'),
+    ('poste', '["iluminação pública"]'),
+    ('luz da rua', '["iluminação pública"]'),
+    ('lâmpada', '["iluminação pública"]'),
+    ('luminária', '["iluminação pública"]'),
+    ('buraco', '["tapa buraco", "pavimentação", "asfalto"]'),
+    ('cratera', '["buraco", "pavimentação"]'),
+    ('', '["asfalto", "pavimentação", "recapeamento", "asfaltamento"]'),
+    ('', '["calçada", "passeio público"]'),
+    ('', '["quebra molas", "lombada", "redutor de velocidade"]'),
+    ('meio fio', '["sarjeta"]'),
+    ('', '["semáforo", "sinal de trânsito", "sinaleiro"]'),
+    ('farol', '["semáforo"]'),
+    ('', '["alagamento", "enchente", "inundação"]'),
+    ('rachadura', '["vistoria", "defesa civil"]'),
+    ('desabamento', '["defesa civil", "risco"]'),
+    ('deslizamento', '["defesa civil", "encosta"]'),
+    ('placa de rua', '["sinalização", "nome de rua"]'),
+    ('galho', '["poda"]'),
+    ('cortar árvore', '["remoção de árvore", "supressão", "poda"]'),
+    ('árvore caída', '["queda de árvore", "remoção de árvore"]'),
+    ('', '["plantio", "arborização"]'),
+    ('muda', '["plantio"]'),
+    ('plantar árvore', '["plantio", "arborização"]'),
+    ('', '["alvará", "licença"]'),
+    ('reforma', '["obra", "licença de obra"]'),
+    ('construir', '["construção", "obra", "alvará de construção"]'),
+    ('puxadinho', '["ampliação", "regularização de obra"]'),
+    ('', '["regularização", "legalização"]'),
+    ('obra irregular', '["regularização", "legalização"]'),
+    ('', '["habite se", "auto de conclusão", "certificado de conclusão"]'),
+    ('demolir', '["demolição"]'),
+    ('abrir empresa', '["alvará de funcionamento", "consulta prévia", "viabilidade"]'),
+    ('abrir negócio', '["alvará de funcionamento", "consulta prévia", "abrir empresa"]'),
+    ('abrir comércio', '["alvará de funcionamento", "consulta prévia", "abrir empresa"]'),
+    ('número da casa', '["numeração predial"]'),
+    ('', '["letreiro", "anúncio", "outdoor", "publicidade"]'),
+    ('', '["vigilância sanitária", "licença sanitária", "alvará sanitário"]'),
+    ('', '["remédio", "medicamento", "fármaco"]'),
+    ('', '["grátis", "gratuito", "de graça"]'),
+    ('farmácia popular', '["medicamentos gratuitos", "farmácia municipal"]'),
+    ('', '["posto de saúde", "ubs", "unidade básica de saúde", "clínica da família", "centro de saúde"]'),
+    ('', '["pronto socorro", "upa", "pronto atendimento", "emergência"]'),
+    ('médico', '["consulta médica", "atendimento médico"]'),
+    ('', '["marcar", "agendar", "agendamento", "marcação"]'),
+    ('', '["dentista", "odontologia", "odontológico", "saúde bucal"]'),
+    ('exame de sangue', '["exames laboratoriais"]'),
+    ('', '["vacina", "vacinação", "imunização"]'),
+    ('', '["gripe", "influenza"]'),
+    ('', '["covid", "coronavírus"]'),
+    ('', '["cartão sus", "cartão nacional de saúde", "cns"]'),
+    ('mosquito', '["aedes", "dengue"]'),
+    ('água parada', '["dengue", "foco do mosquito"]'),
+    ('', '["dengue", "aedes aegypti"]'),
+    ('psicólogo', '["saúde mental", "caps"]'),
+    ('depressão', '["saúde mental", "caps"]'),
+    ('', '["ambulância", "samu"]'),
+    ('', '["gestante", "grávida", "gravidez", "pré natal"]'),
+    ('óculos', '["oftalmologista", "oftalmologia"]'),
+    ('vaga na escola', '["matrícula"]'),
+    ('vaga em escola', '["matrícula"]'),
+    ('educação infantil', '["creche", "pré escola"]'),
+    ('cmei', '["creche", "educação infantil"]'),
+    ('berçário', '["creche"]'),
+    ('mudar de escola', '["transferência escolar"]'),
+    ('trocar de escola', '["transferência escolar"]'),
+    ('', '["uniforme", "farda"]'),
+    ('', '["material escolar", "kit escolar"]'),
+    ('', '["transporte escolar", "ônibus escolar", "van escolar"]'),
+    ('', '["merenda", "alimentação escolar"]'),
+    ('', '["supletivo", "eja", "educação de jovens e adultos"]'),
+    ('boletim', '["histórico escolar", "declaração escolar"]'),
+    ('primário', '["ensino fundamental"]'),
+    ('', '["bolsa família", "auxílio brasil"]'),
+    ('', '["cadastro único", "cadúnico", "cad único"]'),
+    ('', '["bpc", "loas", "benefício de prestação continuada"]'),
+    ('cesta básica', '["auxílio alimentação", "alimentos"]'),
+    ('fome', '["cesta básica", "segurança alimentar"]'),
+    ('', '["cras", "centro de referência de assistência social"]'),
+    ('', '["creas", "centro de referência especializado de assistência social"]'),
+    ('', '["morador de rua", "população de rua", "situação de rua", "sem teto"]'),
+    ('', '["abrigo", "acolhimento", "albergue"]'),
+    ('', '["aluguel social", "auxílio moradia"]'),
+    ('casa própria', '["habitação", "moradia popular"]'),
+    ('minha casa minha vida', '["habitação", "moradia popular"]'),
+    ('', '["idoso", "pessoa idosa", "terceira idade", "melhor idade"]'),
+    ('', '["deficiente", "pessoa com deficiência", "pcd"]'),
+    ('', '["violência doméstica", "violência contra a mulher", "maria da penha"]'),
+    ('busão', '["ônibus"]'),
+    ('', '["ônibus", "transporte coletivo", "transporte público"]'),
+    ('', '["bilhete único", "cartão transporte", "passe de ônibus"]'),
+    ('passe livre', '["gratuidade"]'),
+    ('', '["multa", "infração", "autuação"]'),
+    ('recorrer', '["recurso", "defesa prévia"]'),
+    ('contestar', '["recurso", "defesa prévia"]'),
+    ('', '["indicação de condutor", "real infrator"]'),
+    ('pontos na carteira', '["indicação de condutor", "pontuação"]'),
+    ('', '["cnh", "carteira de motorista", "habilitação"]'),
+    ('', '["guincho", "reboque"]'),
+    ('carro apreendido', '["veículo removido", "pátio", "liberação de veículo"]'),
+    ('zona azul', '["estacionamento rotativo"]'),
+    ('vaga de deficiente', '["credencial de estacionamento"]'),
+    ('vaga de idoso', '["credencial de estacionamento"]'),
+    ('cartão de estacionamento', '["credencial de estacionamento"]'),
+    ('aplicativo de transporte', '["transporte por aplicativo"]'),
+    ('taxista', '["táxi"]'),
+    ('', '["cachorro", "cão"]'),
+    ('felino', '["gato"]'),
+    ('bicho', '["animal"]'),
+    ('', '["pet", "animal de estimação", "animal doméstico"]'),
+    ('', '["castrar", "castração", "esterilização"]'),
+    ('', '["adotar", "adoção"]'),
+    ('vacina do cachorro', '["antirrábica"]'),
+    ('vacina do gato', '["antirrábica"]'),
+    ('raiva', '["antirrábica"]'),
+    ('', '["maus tratos", "crueldade contra animais"]'),
+    ('carrocinha', '["controle de zoonoses", "recolhimento de animais"]'),
+    ('', '["zoonoses", "ccz", "centro de controle de zoonoses"]'),
+    ('bicho morto', '["animal morto"]'),
+    ('cavalo', '["equino", "animal de grande porte"]'),
+    ('pombo', '["zoonoses"]'),
+    ('morcego', '["zoonoses"]'),
+    ('', '["barulho", "ruído", "poluição sonora", "perturbação do sossego"]'),
+    ('som alto', '["barulho", "poluição sonora"]'),
+    ('barulhento', '["barulho", "poluição sonora"]'),
+    ('paredão', '["som automotivo", "poluição sonora"]'),
+    ('', '["emprego", "trabalho"]'),
+    ('vaga de emprego', '["balcão de empregos", "intermediação de mão de obra"]'),
+    ('', '["sine", "balcão de empregos"]'),
+    ('currículo', '["emprego", "balcão de empregos"]'),
+    ('desempregado', '["desemprego", "seguro desemprego", "emprego"]'),
+    ('', '["curso profissionalizante", "qualificação profissional", "capacitação"]'),
+    ('', '["ambulante", "camelô", "vendedor de rua"]'),
+    ('feirante', '["feira livre"]'),
+    ('', '["carteira de trabalho", "ctps"]'),
+    ('pagar', '["pagamento"]'),
+    ('emitir', '["emissão"]'),
+    ('renovar', '["renovação"]'),
+    ('cancelar', '["cancelamento"]'),
+    ('solicitar', '["solicitação", "pedido"]'),
+    ('pedir', '["solicitação", "pedido"]'),
+    ('cadastrar', '["cadastro", "inscrição"]'),
+    ('inscrever', '["inscrição"]'),
+    ('matricular', '["matrícula"]'),
+    ('transferir', '["transferência"]'),
+    ('consertar', '["conserto", "reparo"]'),
+    ('', '["conserto", "reparo", "manutenção"]'),
+    ('limpar', '["limpeza"]'),
+    ('recolher', '["recolhimento", "coleta", "remoção"]'),
+    ('retirar', '["retirada", "remoção"]'),
+    ('podar', '["poda"]'),
+    ('plantar', '["plantio"]'),
+    ('isentar', '["isenção"]'),
+    ('legalizar', '["legalização", "regularização"]'),
+    ('licenciar', '["licenciamento", "licença"]'),
+    ('rua', '["via pública", "logradouro"]'),
+    ('reclamar', '["reclamação", "ouvidoria"]'),
+    ('denunciar', '["denúncia"]'),
+    ('', '["óbito", "falecimento", "morte"]'),
+    ('', '["enterro", "sepultamento", "funeral"]'),
+    ('túmulo', '["jazigo", "sepultura"]')
+
+) AS r(root, synonyms);
+
+-- +goose Down
+DROP TABLE search_synonyms;
+DROP FUNCTION search_synonyms_bump();
+DROP TABLE search_synonyms_revision;
