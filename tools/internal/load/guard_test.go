@@ -55,13 +55,14 @@ func TestCheckTargets(t *testing.T) {
 	}
 }
 
-// TestProductionOverlayHostsAreRefused reads the production overlay of k8s,
+// TestProductionOverlayHostsAreRefused reads the production overlay of k8s
+// (its dependencies.yaml names the public host and the identity provider),
 // so that a host added there cannot be loaded by mistake.
 func TestProductionOverlayHostsAreRefused(t *testing.T) {
 	t.Parallel()
 	var hosts []string
 	for file, pattern := range map[string]string{
-		"ingress.yaml":       `(?m)^\s*-?\s*(?:host:\s*)?([a-z0-9-]+(?:\.[a-z0-9-]+)+)\s*$`,
+		"dependencies.yaml":  `(?m)(?:^\s*host:\s*|https?://)([a-z0-9-]+(?:\.[a-z0-9-]+)+)`,
 		"kustomization.yaml": `https?://([a-z0-9.-]+)`,
 	} {
 		b, err := os.ReadFile("../../../k8s/overlays/production/" + file)
