@@ -20,6 +20,7 @@ func TestTypedMethodsReachTheirRoutes(t *testing.T) {
 	page := func(item map[string]any) map[string]any {
 		return map[string]any{"data": []any{item}, "meta": map[string]any{"page": 2, "per_page": 5, "total": 6}}
 	}
+	synonym := map[string]any{"id": "0190s", "root": "poste", "synonyms": []any{"iluminação pública"}, "autor": "catalog-admin", "created_at": 1, "last_update": 2}
 	emprego := map[string]any{"id": 9, "titulo": "Pedreiro", "tipo_contratacao": "CLT", "status": "CRIADO", "data_inicio_prevista": date.Format(time.RFC3339)}
 	lo := client.ListOptions{Page: 2, PerPage: 5, Filter: map[string][]string{"status": {"1"}}}
 	tests := []struct {
@@ -64,6 +65,28 @@ func TestTypedMethodsReachTheirRoutes(t *testing.T) {
 		{"DeleteServico deletes",
 			func(ctx context.Context, c *client.Client) (any, error) { return nil, c.DeleteServico(ctx, "0190f") },
 			nil, "DELETE", "/search/api/v1/admin/services/0190f", "", "", nil},
+		{"CreateSynonym posts a one-way rule",
+			func(ctx context.Context, c *client.Client) (any, error) {
+				return c.CreateSynonym(ctx, &client.Synonym{Root: "poste", Synonyms: []string{"iluminação pública"}})
+			},
+			synonym, "POST", "/search/api/v1/admin/synonyms", "", `{"root":"poste","synonyms":["iluminação pública"]}`,
+			&client.Synonym{ID: "0190s", Root: "poste", Synonyms: []string{"iluminação pública"}, Autor: "catalog-admin", CreatedAt: 1, LastUpdate: 2}},
+		{"GetSynonym escapes the id into one segment",
+			func(ctx context.Context, c *client.Client) (any, error) { return c.GetSynonym(ctx, "a/b") },
+			synonym, "GET", "/search/api/v1/admin/synonyms/a%2Fb", "", "", nil},
+		{"ListSynonyms sends paging and filters",
+			func(ctx context.Context, c *client.Client) (any, error) {
+				return c.ListSynonyms(ctx, client.ListOptions{Page: 2, PerPage: 5, Filter: map[string][]string{"text": {"lixo"}}})
+			},
+			page(synonym), "GET", "/search/api/v1/admin/synonyms", "page=2&per_page=5&text=lixo", "", nil},
+		{"UpdateSynonym puts a multi-way rule",
+			func(ctx context.Context, c *client.Client) (any, error) {
+				return c.UpdateSynonym(ctx, "0190s", &client.Synonym{Synonyms: []string{"lixo", "resíduo"}})
+			},
+			synonym, "PUT", "/search/api/v1/admin/synonyms/0190s", "", `{"synonyms":["lixo","resíduo"]}`, nil},
+		{"DeleteSynonym deletes",
+			func(ctx context.Context, c *client.Client) (any, error) { return nil, c.DeleteSynonym(ctx, "0190s") },
+			nil, "DELETE", "/search/api/v1/admin/synonyms/0190s", "", "", nil},
 		{"CreateEmprego posts RFC 3339 dates",
 			func(ctx context.Context, c *client.Client) (any, error) {
 				return c.CreateEmprego(ctx, &client.Emprego{Titulo: "Pedreiro", TipoContratacao: "CLT", DataInicioPrevista: &date, EmpresaID: client.Ptr[int64](4)})

@@ -83,6 +83,24 @@ func TestResourceCommandsManageServicos(t *testing.T) {
 	}
 }
 
+func TestResourceCommandsManageSynonyms(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	catalog := envOf(t, s, stack.CatalogAdmin)
+	token := strings.ReplaceAll(unique("bicicletario"), " ", "")
+
+	r := run(t, catalog, "", "synonyms", "create", "--set", "root="+token, "--set", `synonyms=["paraciclo", "estacionamento de bicicletas"]`)
+	r.want(t, 0, "root "+token, `synonyms ["paraciclo","estacionamento de bicicletas"]`, "autor service-account-catalog-admin")
+	id := idOf(t, r)
+	run(t, catalog, "", "synonyms", "list", "--filter", "text="+token).
+		want(t, 0, "ID ROOT SYNONYMS AUTOR LAST_UPDATE", id+" "+token, "page 1 · 20 per page · 1 in total")
+	run(t, envOf(t, s, stack.Reader), "", "synonyms", "get", id, "--json").want(t, 0, `"root": "`+token+`"`)
+	run(t, catalog, "", "synonyms", "update", id, "--set", `synonyms=["`+token+`", "paraciclo"]`).want(t, 0, "id "+id, `synonyms ["`+token+`","paraciclo"]`)
+	run(t, catalog, "", "synonyms", "create", "--set", `synonyms=["so um"]`).want(t, 1, "stderr:422 Unprocessable Entity", "stderr:- synonyms: ")
+	run(t, catalog, "", "synonyms", "delete", id).want(t, 0, "stderr:deleted synonyms "+id)
+	run(t, catalog, "", "synonyms", "get", id).want(t, 1, "stderr:404 Not Found")
+}
+
 func TestCommandsRefuseBadInputBeforeSending(t *testing.T) {
 	t.Parallel()
 	env := tripwired(t, envOf(t, shared.Get(t), stack.CatalogAdmin))

@@ -20,6 +20,7 @@ type resource struct {
 // resources are the collections, in the order help lists them.
 var resources = []resource{
 	{"servicos", client.AreaSearch, client.ServicesPath, []string{"id", "nome_servico", "tema_geral", "status", "autor"}, false},
+	{"synonyms", client.AreaSearch, client.SynonymsPath, []string{"id", "root", "synonyms", "autor", "last_update"}, false},
 	{"empregos", client.AreaJobs, client.EmpregosPath, []string{"id", "titulo", "tipo_contratacao", "status", "empresa_id"}, true},
 	{"escolaridades", client.AreaJobs, client.EscolaridadesPath, []string{"id", "nivel"}, true},
 	{"categorias", client.AreaJobs, client.CategoriasPath, []string{"id", "nome"}, true},
