@@ -2,13 +2,16 @@ package http_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/municipal-apis/platform/pkg/hostiletest"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
 // catalogRows returns every stored Servico and search document as JSON
@@ -60,4 +63,55 @@ func TestHostileBodiesGetACleanAnswerAndRefusedOnesChangeNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostileSearchQueriesGetACleanAnswer runs every case of
+// testdata/hostile/search-queries.json in every mode: a 200 page, or a 400
+// or 422 problem (bad parameters are a 422 here: blank, repeated or unknown
+// ones, text that is not UTF-8 or over 200 characters), never a 5xx.
+func TestHostileSearchQueriesGetACleanAnswer(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Segunda via do IPTU", "resumo": "Guia do imposto predial."})
+	app.publish(t, map[string]any{"nome_servico": "Certidão de Óbito", "resumo": "Registro do falecimento."})
+	app.waitForVectors(t, 2)
+	cases := hostiletest.Queries(t)
+	if len(cases) < 100 {
+		t.Fatalf("only %d cases loaded", len(cases))
+	}
+	for _, mode := range []string{"hybrid", "keyword", "semantic"} {
+		for _, c := range cases {
+			t.Run(mode+": "+c.Why, func(t *testing.T) {
+				query := url.Values{"q": {c.Q}}.Encode()
+				if c.Raw != "" {
+					query = c.Raw
+				}
+				if !strings.Contains(query, "mode=") {
+					query += "&mode=" + mode
+				}
+				res := app.serve(newSearchRequest(app, query))
+				switch res.Status {
+				case http.StatusOK:
+					var page catalog.SearchResult
+					if err := json.Unmarshal(res.Body, &page); err != nil {
+						t.Errorf("decode the page: %v; body %.300s", err, res.Body)
+					}
+				case http.StatusBadRequest, http.StatusUnprocessableEntity:
+					if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+						t.Errorf("status %d with Content-Type %q", res.Status, ct)
+					}
+				default:
+					t.Errorf("status %d (%s); body %.300s", res.Status, c.Expect, res.Body)
+				}
+			})
+		}
+	}
+}
+
+// newSearchRequest is GET /api/v1/search with the raw query string, as the reader.
+func newSearchRequest(app *testApp, rawQuery string) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/search", nil)
+	req.URL.RawQuery = rawQuery
+	req.Header.Set("Authorization", "Bearer "+app.token("reader"))
+	return req
 }
