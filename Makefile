@@ -31,8 +31,13 @@ deps: ## start, install or run in containers the Postgres and Redis the tests an
 	./scripts/deps.sh
 
 .PHONY: test
-test: deps ## every module's tests with -race against the local Postgres and Redis
+test: deps ## every module's tests with -race against the local Postgres and Redis, then each fuzz target for 5 s
 	go test $(GOTEST) $(PACKAGES)
+	FUZZTIME=5s ./scripts/fuzz.sh
+
+.PHONY: fuzz
+fuzz: deps ## each fuzz target for FUZZTIME (default 2m); crashers land in the packages' testdata/fuzz
+	FUZZTIME=$${FUZZTIME:-2m} ./scripts/fuzz.sh
 
 .PHONY: test-short
 test-short: deps ## unit tests only (go test -short): no load test, fuzzing, end-to-end or fault suites

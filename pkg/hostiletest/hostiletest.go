@@ -50,6 +50,11 @@ func Load(tb testing.TB, file string, v any) {
 	}
 }
 
+// MaxSeedBytes bounds the cases a fuzz target takes as seeds: the engine
+// mutates every seed it keeps, and a few megabyte-sized ones slow it to a
+// crawl. The table tests send the larger cases.
+const MaxSeedBytes = 4 << 10
+
 // Request is one request of a case: a method, a path and a body.
 type Request struct {
 	Method, Path string
