@@ -239,7 +239,7 @@ func TestClientTypesMatchTheOpenAPIDocuments(t *testing.T) {
 			reflect.TypeFor[client.Categoria]():    "NomeInput",
 			reflect.TypeFor[client.Curso]():        "CursoInput",
 		},
-		search: {reflect.TypeFor[client.Servico](): "ServicoInput"},
+		search: {reflect.TypeFor[client.Servico](): "ServicoInput", reflect.TypeFor[client.Synonym](): "SynonymInput"},
 	}
 	tests := []struct {
 		name     string
@@ -259,6 +259,8 @@ func TestClientTypesMatchTheOpenAPIDocuments(t *testing.T) {
 		{"Servico", search, client.Servico{}, "Servico"},
 		{"a page of Servicos", search, client.Page[client.Servico]{}, "ServicoList"},
 		{"the schema versions", search, client.SchemaReport{}, "SchemaReport"},
+		{"Synonym", search, client.Synonym{}, "Synonym"},
+		{"a page of Synonyms", search, client.Page[client.Synonym]{}, "SynonymList"},
 		{"an error of the search area", search, client.Error{}, "Problem"},
 	}
 	for _, tt := range tests {

@@ -49,6 +49,9 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds and runs every program as a process; skipped under -short")
+	}
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	dbs := map[string]string{"SEARCH_ADMIN_DATABASE_URL": "run_search_" + suffix, "JOBS_DATABASE_URL": "run_jobs_" + suffix}
