@@ -68,6 +68,10 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 			return nil, fmt.Errorf("embedding provider: %w", err)
 		}
 	}
+	if cfg.Search.SemanticWeight == nil {
+		w := embedding.SemanticWeight(cfg.Embedding.Provider)
+		a.cfg.Search.SemanticWeight = &w
+	}
 	if a.db, err = pg.Open(ctx, cfg.DB, a.logger); err != nil {
 		return nil, err
 	}

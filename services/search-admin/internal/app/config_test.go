@@ -23,7 +23,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Errorf("embedding %+v, reembed %+v, oidc %+v", cfg.Embedding, cfg.Reembed, cfg.OIDC)
 	}
 	if cfg.Reindex.LeaseTTL != 15*time.Second || cfg.Reindex.BatchSize != 500 || cfg.Search.Candidates != 200 ||
-		cfg.Search.MinSimilarity != 0.2 || cfg.Index.Recheck != 2*time.Second {
+		cfg.Search.MinSimilarity != 0.2 || cfg.Search.SemanticWeight != nil || cfg.Index.Recheck != 2*time.Second {
 		t.Errorf("re-index %+v, search %+v, index %+v", cfg.Reindex, cfg.Search, cfg.Index)
 	}
 }
@@ -32,13 +32,14 @@ func TestConfigReadsTheEnvironment(t *testing.T) {
 	t.Parallel()
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR": "127.0.0.1:9999", "EMBEDDING_PROVIDER": "openai", "EMBEDDING_WORKER_INTERVAL": "250ms",
-		"OIDC_JWKS_REFRESH_INTERVAL": "1m", "OIDC_CLOCK_SKEW": "5s",
+		"OIDC_JWKS_REFRESH_INTERVAL": "1m", "OIDC_CLOCK_SKEW": "5s", "SEARCH_SEMANTIC_WEIGHT": "0.35",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.HTTP.Addr != "127.0.0.1:9999" || cfg.Embedding.Provider != "openai" || cfg.Reembed.Interval != 250*time.Millisecond ||
-		cfg.OIDC.RefreshInterval != time.Minute || cfg.OIDC.ClockSkew != 5*time.Second {
+		cfg.OIDC.RefreshInterval != time.Minute || cfg.OIDC.ClockSkew != 5*time.Second ||
+		cfg.Search.SemanticWeight == nil || *cfg.Search.SemanticWeight != 0.35 {
 		t.Errorf("environment ignored: %+v", cfg)
 	}
 }
@@ -53,6 +54,7 @@ func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
 		"a zero re-index batch is refused":          {"REINDEX_BATCH_SIZE": "0"},
 		"a re-index lease of 1s is refused":         {"REINDEX_LEASE_TTL": "1s"},
 		"a similarity above one is refused":         {"SEARCH_MIN_SIMILARITY": "1.5"},
+		"a negative semantic weight is refused":     {"SEARCH_SEMANTIC_WEIGHT": "-0.1"},
 		"a zero index recheck period is refused":    {"SEARCH_INDEX_RECHECK": "0s"},
 		"a negative token lifetime is refused":      {"OIDC_MAX_TOKEN_LIFETIME": "-1h"},
 		"a JWKS URL of another scheme is refused":   {"OIDC_JWKS_URL": "file:///etc/jwks.json"},

@@ -40,8 +40,8 @@ type Hit struct {
 }
 
 // HitScores holds the keyword score (weighted ts_rank), the semantic score
-// (cosine similarity) and, in hybrid mode, the fused reciprocal-rank score;
-// a ranking that did not find the hit is null.
+// (cosine similarity) and, in hybrid mode, the fused score; a ranking that
+// did not find the hit is null.
 type HitScores struct {
 	Keyword  *float64 `json:"keyword"`
 	Semantic *float64 `json:"semantic"`
@@ -55,28 +55,43 @@ type rankedHit struct {
 	Scores HitScores
 }
 
-// rrfK is the constant of reciprocal rank fusion (Cormack et al., 2009): a
-// hit at rank r of a list adds 1/(rrfK + r).
-const rrfK = 60
-
-// fuseRRF merges two rankings by reciprocal rank fusion, best first, ties
-// broken by id so pages are stable.
-func fuseRRF(keyword, semantic []ScoredID) []rankedHit {
+// fuse merges the keyword and the semantic ranking by a convex combination
+// of their scores, best first, ties broken by id so pages are stable:
+//
+//	fused = (1 - w) · keyword / best keyword + w · similarity
+//
+// The keyword score (ts_rank) is relative to the query's best match, the
+// similarity (cosine) is absolute, and a ranking that did not find a hit
+// adds nothing. w is the semantic channel's weight, set by how much the
+// embedding provider knows: a lexical one (hash) only breaks near-ties
+// among keyword matches and ranks what keywords missed after them, so a
+// weak semantic match never pushes a keyword match down.
+func fuse(keyword, semantic []ScoredID, w float64) []rankedHit {
 	byID := make(map[string]*rankedHit, len(keyword)+len(semantic))
-	add := func(list []ScoredID, score func(*HitScores) **float64) {
-		for rank, s := range list {
-			h, ok := byID[s.ID]
-			if !ok {
-				h = &rankedHit{ID: s.ID}
-				byID[s.ID] = h
-			}
-			h.Score += 1 / float64(rrfK+rank+1)
-			v := s.Score
-			*score(&h.Scores) = &v
+	hit := func(id string) *rankedHit {
+		h, ok := byID[id]
+		if !ok {
+			h = &rankedHit{ID: id}
+			byID[id] = h
+		}
+		return h
+	}
+	best := 0.0
+	for _, s := range keyword {
+		best = max(best, s.Score)
+	}
+	for _, s := range keyword {
+		h, v := hit(s.ID), s.Score
+		h.Scores.Keyword = &v
+		if best > 0 {
+			h.Score += (1 - w) * v / best
 		}
 	}
-	add(keyword, func(s *HitScores) **float64 { return &s.Keyword })
-	add(semantic, func(s *HitScores) **float64 { return &s.Semantic })
+	for _, s := range semantic {
+		h, v := hit(s.ID), s.Score
+		h.Scores.Semantic = &v
+		h.Score += w * v
+	}
 	out := make([]rankedHit, 0, len(byID))
 	for _, h := range byID {
 		fused := h.Score

@@ -64,12 +64,19 @@ type SearchConfig struct {
 	MinSimilarity float64 `env:"SEARCH_MIN_SIMILARITY, default=0.2"`
 	// Candidates is how many of each ranking hybrid search fuses.
 	Candidates int `env:"SEARCH_HYBRID_CANDIDATES, default=200"`
+	// SemanticWeight is the share of the semantic score in a hybrid score,
+	// from 0 (keyword ranking, semantic matches after it) to 1; unset, the
+	// embedding provider's (embedding.SemanticWeight).
+	SemanticWeight *float64 `env:"SEARCH_SEMANTIC_WEIGHT, noinit"`
 }
 
 // Validate reports settings that cannot work.
 func (c SearchConfig) Validate() error {
 	if c.MinSimilarity < -1 || c.MinSimilarity > 1 || c.Candidates <= 0 {
 		return errors.New("SEARCH_MIN_SIMILARITY must be within [-1, 1] and SEARCH_HYBRID_CANDIDATES positive")
+	}
+	if w := c.SemanticWeight; w != nil && (*w < 0 || *w > 1) {
+		return errors.New("SEARCH_SEMANTIC_WEIGHT must be within [0, 1]")
 	}
 	return nil
 }
@@ -194,9 +201,17 @@ func (s *Searcher) hybridPage(ctx context.Context, schema Schema, revision int64
 	if h.degraded {
 		s.log.WarnContext(ctx, "semantic ranking failed, answering with keyword ranking", "err", semErr)
 	}
-	fused := fuseRRF(kw, sem)
+	fused := fuse(kw, sem, s.semanticWeight())
 	h.page, h.total = pageOf(fused, offset, q.PerPage), len(fused)
 	return h, nil
+}
+
+// semanticWeight is the configured share of the semantic score, or none.
+func (s *Searcher) semanticWeight() float64 {
+	if s.cfg.SemanticWeight == nil {
+		return 0
+	}
+	return *s.cfg.SemanticWeight
 }
 
 // nearest embeds the query with the schema's model and scans the in-memory

@@ -86,22 +86,40 @@ func TestApplyKeepsTheIndexAndItsFingerprintExact(t *testing.T) {
 	}
 }
 
-func TestReciprocalRankFusionRewardsAgreement(t *testing.T) {
+// TestFusionNeverLetsAWeakSemanticMatchOverrideKeywords: equal-weight
+// reciprocal rank fusion put any hit both rankings found above the keyword
+// first that the semantic ranking missed.
+func TestFusionNeverLetsAWeakSemanticMatchOverrideKeywords(t *testing.T) {
 	t.Parallel()
-	kw := []ScoredID{{ID: "both", Score: 0.5}, {ID: "kw-only", Score: 0.9}}
-	sem := []ScoredID{{ID: "sem-only", Score: 0.8}, {ID: "both", Score: 0.7}}
-	got := fuseRRF(kw, sem)
-	var order []string
-	for _, h := range got {
-		order = append(order, h.ID)
+	kw := []ScoredID{{ID: "kw-first", Score: 0.5}, {ID: "both", Score: 0.4}, {ID: "kw-last", Score: 0.02}}
+	sem := []ScoredID{{ID: "sem-only", Score: 0.9}, {ID: "both", Score: 0.3}}
+	tests := []struct {
+		name   string
+		weight float64
+		want   []string
+	}{
+		{"a lexical provider keeps the keyword order and ranks what keywords missed after their good matches", 0.1, []string{"kw-first", "both", "sem-only", "kw-last"}},
+		{"without a semantic weight the keyword order stands and semantic matches follow", 0, []string{"kw-first", "both", "kw-last", "sem-only"}},
+		{"a provider that knows more lifts the near tie it agrees with", 0.5, []string{"both", "kw-first", "sem-only", "kw-last"}},
 	}
-	if !slices.Equal(order, []string{"both", "sem-only", "kw-only"}) {
-		t.Errorf("order %q", order)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := fuse(kw, sem, tt.weight)
+			var order []string
+			for _, h := range got {
+				order = append(order, h.ID)
+			}
+			if !slices.Equal(order, tt.want) {
+				t.Errorf("order %q, want %q", order, tt.want)
+			}
+		})
 	}
-	if b := got[0]; *b.Scores.Keyword != 0.5 || *b.Scores.Semantic != 0.7 || math.Abs(*b.Scores.Fused-(1.0/61+1.0/62)) > 1e-12 {
+	got := fuse(kw, sem, 0.1)
+	if b := got[1]; b.ID != "both" || *b.Scores.Keyword != 0.4 || *b.Scores.Semantic != 0.3 || math.Abs(*b.Scores.Fused-(0.9*0.4/0.5+0.1*0.3)) > 1e-12 {
 		t.Errorf("scores of the hit both found: %+v", b.Scores)
 	}
-	if got[1].Scores.Keyword != nil || got[2].Scores.Semantic != nil {
+	if got[2].Scores.Keyword != nil || got[0].Scores.Semantic != nil {
 		t.Error("a ranking that missed a hit gave it a score")
 	}
 }

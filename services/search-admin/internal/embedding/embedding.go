@@ -62,6 +62,22 @@ func New(cfg Config) (Provider, error) {
 	return WithRetry(p, cfg.Timeout, cfg.MaxRetries, cfg.RetryDelay), nil
 }
 
+// SemanticWeight is the share of the semantic score in hybrid search for
+// a provider, unless SEARCH_SEMANTIC_WEIGHT sets it. hash is lexical (words
+// and trigrams, no meaning): on the labeled relevance set it ranks below
+// keyword search on every kind of query, so it only breaks near-ties. The
+// network providers are language models; 0.5 weighs both channels alike
+// until a catalog's own labeled queries measure better.
+func SemanticWeight(provider string) float64 {
+	if provider == "hash" {
+		return HashSemanticWeight
+	}
+	return 0.5
+}
+
+// HashSemanticWeight is the hybrid weight of the hash provider.
+const HashSemanticWeight = 0.1
+
 func or(v, fallback string) string {
 	if v == "" {
 		return fallback

@@ -277,3 +277,16 @@ func TestOpenAIAcceptsEveryFormOfBaseURL(t *testing.T) {
 		}
 	}
 }
+
+func TestTheLexicalProviderWeighsLeastInHybridSearch(t *testing.T) {
+	t.Parallel()
+	hash := embedding.SemanticWeight("hash")
+	for _, p := range []string{"openai", "gemini"} {
+		if w := embedding.SemanticWeight(p); w <= hash || w > 1 {
+			t.Errorf("%s weighs %.2f, hash %.2f: a language model should weigh more, at most 1", p, w, hash)
+		}
+	}
+	if hash <= 0 || hash > 0.3 {
+		t.Errorf("hash weighs %.2f; the labeled set kept hybrid at keyword quality only up to 0.3", hash)
+	}
+}
