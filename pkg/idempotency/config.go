@@ -8,7 +8,6 @@ import (
 // Defaults of Config, also used for its zero fields.
 const (
 	DefaultTTL           = 24 * time.Hour
-	DefaultLockTimeout   = 2 * time.Minute
 	DefaultSweepInterval = 10 * time.Minute
 )
 
@@ -16,10 +15,6 @@ const (
 type Config struct {
 	// TTL is how long a completed response is replayed for its key.
 	TTL time.Duration `env:"IDEMPOTENCY_TTL, default=24h"`
-	// LockTimeout is how long a claim of a request still running holds its
-	// key; a claim left by a crashed process frees the key after it. Keep it
-	// above HTTP_WRITE_TIMEOUT.
-	LockTimeout time.Duration `env:"IDEMPOTENCY_LOCK_TIMEOUT, default=2m"`
 	// SweepInterval is how often RunSweeper deletes expired keys.
 	SweepInterval time.Duration `env:"IDEMPOTENCY_SWEEP_INTERVAL, default=10m"`
 }
@@ -30,8 +25,6 @@ func (c Config) Validate() error {
 	switch {
 	case c.TTL < 0:
 		return errors.New("IDEMPOTENCY_TTL must be positive")
-	case c.LockTimeout < 0:
-		return errors.New("IDEMPOTENCY_LOCK_TIMEOUT must be positive")
 	case c.SweepInterval < 0:
 		return errors.New("IDEMPOTENCY_SWEEP_INTERVAL must be positive")
 	}
@@ -42,9 +35,6 @@ func (c Config) Validate() error {
 func (c Config) withDefaults() Config {
 	if c.TTL == 0 {
 		c.TTL = DefaultTTL
-	}
-	if c.LockTimeout == 0 {
-		c.LockTimeout = DefaultLockTimeout
 	}
 	if c.SweepInterval == 0 {
 		c.SweepInterval = DefaultSweepInterval

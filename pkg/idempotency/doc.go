@@ -2,14 +2,17 @@
 // Idempotency-Key header (IETF draft-ietf-httpapi-idempotency-key-header),
 // storing keys per client in the service's own PostgreSQL database.
 //
-// A request without the header passes through untouched. With one, the key
-// is scoped to the caller's client id (auth.ClaimsFrom, so the middleware
-// goes after auth.Middleware and the scope check), and the request is
-// fingerprinted by method, route, path, query and its exact body bytes:
+// Keys.Wrap wraps a handler. A request without the header runs it
+// untouched. With one, the key is scoped to the caller's client id
+// (auth.ClaimsFrom, so the wrapped handler goes after auth.Middleware and the
+// scope check), and the request is fingerprinted by method, route, path,
+// query and its exact body bytes:
 //
-//   - the first request claims the key, runs, and its answer (status, body,
-//     Content-Type and Location) is stored for Config.TTL, 24 h by default;
-//     a 5xx or a panic is not stored, so a retry runs again;
+//   - the first request runs, and its answer (status, body, Content-Type and
+//     Location) is stored for Config.TTL, 24 h by default, in the same
+//     transaction as the handler's write; the answer is sent once that
+//     transaction has committed; a 5xx or a panic rolls everything back, so
+//     a retry runs again;
 //   - a repeat with the same fingerprint gets the stored answer, 4xx
 //     included, with Idempotent-Replayed: true;
 //   - a repeat while the first still runs is a 409 with Retry-After: 1;
@@ -19,8 +22,32 @@
 //     printable ASCII is a 400; the draft's quoted form ("abc") and the bare
 //     form (abc) are the same key.
 //
-// Expired keys are deleted when met and by RunSweeper. A claim whose process
-// died frees its key after Config.LockTimeout.
+// # Exactly once
+//
+// The handler runs inside pg.Atomic: one transaction of the Keys' database
+// that first takes a transaction-scoped advisory lock on the client's key
+// (pg_try_advisory_xact_lock; held: the 409) and reads the stored answer,
+// and that every pg.Tx and pg.Conn of the handler joins, so the handler
+// must reach that database through them with the request's context. The
+// handler's write, the key and its answer therefore commit together or not
+// at all: a process or connection that dies at any point before COMMIT
+// leaves nothing (the lock goes with the session, and a retry runs once),
+// and one that dies after it leaves both (a retry replays). When Postgres
+// aborted the transaction without keeping anything (a lost connection, a
+// deadlock), the handler runs again inside, as pg.Tx would. When the
+// connection breaks during COMMIT itself, the request waits for the key's
+// lock and looks the key up: a stored answer is sent, and nothing stored
+// means the request runs again. The answer is held back until then, so the
+// client never sees the answer of a run that did not commit.
+//
+// A keyed request holds one connection of the pool in a transaction while
+// its handler runs; slow work that is not the database's (an embedding
+// provider) is bounded by its own timeout and by the server's
+// idle_in_transaction_session_timeout (pg.DeadPeer).
+//
+// Expired keys are deleted when met and by RunSweeper. A row in state
+// in_progress, written by an earlier version that claimed keys in a commit
+// of their own, holds its key until it expires.
 //
 // # Wiring into a service
 //
@@ -37,14 +64,13 @@
 //	// migrate subcommand: apply both sets
 //	pg.MigrateSets(ctx, sqlDB, logger, pg.Set{FS: migrations.FS}, idempotency.MigrationSet)
 //
-//	// serve: make the keys, sweep in the background, guard every POST/PATCH
+//	// serve: make the keys, sweep in the background, wrap every POST/PATCH
 //	keys, err := idempotency.New(db, cfg.Idempotency, logger)
 //	if err != nil {
 //		return err
 //	}
 //	go keys.RunSweeper(ctx)
-//	idem := keys.Middleware()
-//	admin.POST("/services", write, idem, h.create)
+//	admin.POST("/services", write, keys.Wrap(h.create))
 //
 //	// tests: build the test database from both sets
 //	db := pgtest.NewDB(t, migrations.FS, idempotency.MigrationSet)

@@ -1,6 +1,7 @@
 package idempotency_test
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
@@ -19,6 +21,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"github.com/municipal-apis/platform/pkg/server"
@@ -47,11 +50,27 @@ type harness struct {
 
 func newHarness(t testing.TB, cfg idempotency.Config) *harness {
 	t.Helper()
+	return newHarnessOn(t, cfg, testURL(t))
+}
+
+// testURL returns a fresh database with the tables of the tests.
+func testURL(t testing.TB) string {
+	t.Helper()
 	sub, err := fs.Sub(testdata, "testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := pgtest.NewDB(t, sub, idempotency.MigrationSet)
+	return pgtest.NewURL(t, sub, idempotency.MigrationSet)
+}
+
+// newHarnessOn is newHarness on the database at dsn.
+func newHarnessOn(t testing.TB, cfg idempotency.Config, dsn string) *harness {
+	t.Helper()
+	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 10, MaxIdleConns: 5, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
 	keys, err := idempotency.New(db, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -59,43 +78,42 @@ func newHarness(t testing.TB, cfg idempotency.Config) *harness {
 	x := &harness{t: t, db: db, keys: keys, idp: devidptest.Start(t), gate: make(chan struct{}), toks: map[string]string{}}
 	engine := server.NewGin()
 	api := engine.Group("/", auth.Middleware(x.idp.Verifier(t)))
-	x.routes(api, keys.Middleware())
+	x.routes(api, keys.Wrap)
 	x.h = server.Handler(server.Options{Logger: slog.New(slog.DiscardHandler), Metrics: server.NewMetrics(), MaxBodyBytes: maxBody, App: engine})
 	return x
 }
 
-// routes registers the handlers of the tests behind idem.
-func (x *harness) routes(api *gin.RouterGroup, idem gin.HandlerFunc) {
-	api.POST("/things", idem, x.count, x.createThing)
-	api.GET("/things", idem, x.count, func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"runs": x.runs.Load()}) })
-	api.POST("/echo", idem, x.count, func(c *gin.Context) {
+// routes registers the handlers of the tests, each made safe to retry by wrap.
+func (x *harness) routes(api *gin.RouterGroup, wrap func(gin.HandlerFunc) gin.HandlerFunc) {
+	handle := func(method, path string, h gin.HandlerFunc) {
+		api.Handle(method, path, wrap(func(c *gin.Context) { x.runs.Add(1); h(c) }))
+	}
+	handle(http.MethodPost, "/things", x.createThing)
+	handle(http.MethodGet, "/things", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"runs": x.runs.Load()}) })
+	handle(http.MethodPost, "/echo", func(c *gin.Context) {
 		body, _ := c.GetRawData()
 		c.Data(http.StatusOK, "application/octet-stream", body)
 	})
-	api.POST("/flaky", idem, x.count, func(c *gin.Context) {
+	handle(http.MethodPost, "/flaky", func(c *gin.Context) {
 		if x.fails.Add(-1) >= 0 {
 			problem.Abort(c, problem.Errorf(problem.EUNAVAILABLE, "try again"))
 			return
 		}
 		x.createThing(c)
 	})
-	api.POST("/panics", idem, x.count, func(c *gin.Context) {
+	handle(http.MethodPost, "/panics", func(c *gin.Context) {
 		if x.fails.Add(-1) >= 0 {
 			panic("handler bug")
 		}
 		x.createThing(c)
 	})
-	api.POST("/slow", idem, x.count, func(c *gin.Context) { <-x.gate; x.createThing(c) })
-	api.POST("/slowfail", idem, x.count, func(c *gin.Context) {
-		<-x.gate
-		problem.Abort(c, problem.Errorf(problem.EUNAVAILABLE, "try again"))
-	})
+	handle(http.MethodPost, "/slow", func(c *gin.Context) { <-x.gate; x.createThing(c) })
+	handle(http.MethodPost, "/unguarded", x.createThingInOneStatement)
 }
 
-func (x *harness) count(*gin.Context) { x.runs.Add(1) }
-
 // createThing stores {"name": ...} and answers 201 with its Location, or a
-// 422 when name is blank.
+// 422 when name is blank. It writes as the services do, through pg.Tx with
+// the request's context, and answers what MapError makes of a failure.
 func (x *harness) createThing(c *gin.Context) {
 	var in struct {
 		Name string `json:"name"`
@@ -113,12 +131,37 @@ func (x *harness) createThing(c *gin.Context) {
 		return
 	}
 	var id int64
-	if err := x.db.Raw(`INSERT INTO things (name) VALUES (?) RETURNING id`, in.Name).Scan(&id).Error; err != nil {
-		problem.Abort(c, err)
+	err := pg.Tx(c.Request.Context(), x.db, func(tx *gorm.DB) error {
+		return tx.Raw(`INSERT INTO things (name) VALUES (?) RETURNING id`, in.Name).Scan(&id).Error
+	})
+	if err != nil {
+		problem.Abort(c, pg.MapError(err, nil))
 		return
 	}
 	c.Header("Location", "/things/"+strconv.FormatInt(id, 10))
 	c.JSON(http.StatusCreated, gin.H{"id": id, "name": in.Name})
+}
+
+// createThingInOneStatement stores {"name": ...} with one statement outside
+// a transaction of its own, a blank name as NULL, which the table refuses.
+func (x *harness) createThingInOneStatement(c *gin.Context) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	var v problem.Violations
+	if err := problem.DecodeJSON(c.Request, &in, &v); err != nil {
+		problem.Abort(c, err)
+		return
+	}
+	var name *string
+	if strings.TrimSpace(in.Name) != "" {
+		name = &in.Name
+	}
+	if err := pg.Conn(c.Request.Context(), x.db).Exec(`INSERT INTO things (name) VALUES (?)`, name).Error; err != nil {
+		problem.Abort(c, pg.MapError(err, nil))
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"name": in.Name})
 }
 
 // token returns a real access token of client, fetched once.

@@ -8,12 +8,12 @@ import (
 	"gorm.io/gorm"
 )
 
-// Keys is the idempotency-key store of one service: it makes the middleware
-// and sweeps expired keys.
+// Keys is the idempotency-key store of one service: it wraps the handlers
+// of the requests that are safe to retry and sweeps expired keys.
 type Keys struct {
-	store store
-	cfg   Config
-	log   *slog.Logger
+	db  *gorm.DB
+	cfg Config
+	log *slog.Logger
 }
 
 // New returns the Keys of db, whose schema holds MigrationSet; zero fields
@@ -28,5 +28,5 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) (*Keys, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Keys{store: store{db: db}, cfg: cfg.withDefaults(), log: log}, nil
+	return &Keys{db: db, cfg: cfg.withDefaults(), log: log}, nil
 }

@@ -1,28 +1,26 @@
 package idempotency
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
-// claimAttempts bounds the claim, find-expired, delete, claim-again loop
-// when other requests race for the same key.
-const claimAttempts = 3
+// errNoClaims is a wiring mistake: the handler needs the caller's client id.
+var errNoClaims = errors.New("idempotency handler mounted before authentication")
 
-// storeTimeout bounds the writes that end a claim; they run even when the
-// client has gone, so a retry finds the response.
-const storeTimeout = 5 * time.Second
-
-// errNoClaims is a wiring mistake: the middleware needs the caller's client id.
-var errNoClaims = errors.New("idempotency middleware mounted before authentication")
+// errSettled ends a transaction that wrote nothing because the request was
+// answered without running (a replay, a key in use or reused).
+var errSettled = errors.New("answered without running the handler")
 
 // busy is the 409 answer while the first request with the key still runs.
 func busy() error {
@@ -37,23 +35,39 @@ func reused() error {
 			Message: "was sent before with another method, path or body; use a new key for a new request"}}}
 }
 
-// Middleware makes the POST or PATCH routes it guards safe to retry: mount it
-// after auth.Middleware and the scope check. A request without Idempotency-Key
-// passes through untouched; with one, the first request runs and its answer
-// (below 500) is stored for its client, and a repeat gets that answer again.
-func (k *Keys) Middleware() gin.HandlerFunc {
+// handlerSavepoint marks where the handler's statements begin.
+const handlerSavepoint = "idempotency_handler"
+
+// handlerFailed rolls back the transaction of a handler that answered 5xx;
+// it carries the handler's error, so that pg.Atomic runs the handler again
+// when that error left nothing behind (a lost connection, a deadlock).
+type handlerFailed struct{ err error }
+
+func (e *handlerFailed) Error() string { return "the handler failed: " + e.err.Error() }
+func (e *handlerFailed) Unwrap() error { return e.err }
+
+// Wrap returns h made safe to retry with an Idempotency-Key. Mount it after
+// auth.Middleware and the scope check. A request without the header runs h
+// untouched; with one, h runs in one transaction of the Keys' database (see
+// pg.Atomic: h must reach the database through pg.Tx and pg.Conn with the
+// request's context) that also stores h's answer (below 500) for the
+// caller's client, and the answer goes out once that transaction has
+// committed. A repeat gets the stored answer. h may run more than once
+// inside, when Postgres aborted its transaction without keeping anything;
+// only the answer of the run that committed is sent.
+func (k *Keys) Wrap(h gin.HandlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if isSafe(c.Request.Method) {
-			c.Next()
+			h(c)
 			return
 		}
 		key, present, err := keyOf(c.Request.Header)
 		if !present {
-			c.Next()
+			h(c)
 			return
 		}
 		if err == nil {
-			err = k.serve(c, key)
+			err = k.serve(c, key, h)
 		}
 		if err != nil {
 			problem.Abort(c, err)
@@ -63,7 +77,7 @@ func (k *Keys) Middleware() gin.HandlerFunc {
 
 // serve answers a request that carries key: runs it once, or answers from
 // the stored record.
-func (k *Keys) serve(c *gin.Context, key string) error {
+func (k *Keys) serve(c *gin.Context, key string, h gin.HandlerFunc) error {
 	claims, ok := auth.ClaimsFrom(c.Request.Context())
 	if !ok {
 		return problem.Wrap(problem.EINTERNAL, errNoClaims, "")
@@ -73,79 +87,168 @@ func (k *Keys) serve(c *gin.Context, key string) error {
 		return err
 	}
 	i := id{client: claims.ClientID, key: key, fingerprint: fingerprint(c.Request, c.FullPath(), body)}
-	rec, claimed, err := k.acquire(c.Request.Context(), &i)
-	switch {
-	case err != nil:
-		return err
-	case claimed:
-		k.run(c, i)
-		return nil
-	case !rec.matches(i):
-		return reused()
-	case rec.State != stateDone:
-		return busy()
+	if o, ok := k.answered(c.Request.Context(), i); ok {
+		return o.send(c)
 	}
-	replay(c, rec)
+	o, err := k.attempt(c, i, body, h, false)
+	if errors.Is(err, pg.ErrCommitUnknown) {
+		// The connection broke during COMMIT: the stored key says whether
+		// the transaction went through. Wait for it to end, then replay
+		// its answer, or run the request again if nothing was kept.
+		o, err = k.attempt(c, i, body, h, true)
+	}
+	if err != nil {
+		return pg.MapError(err, nil)
+	}
+	return o.send(c)
+}
+
+// outcome is how a request with a key was answered.
+type outcome struct {
+	err    error     // a 409 or 422 about the key itself
+	replay *record   // the stored answer of an earlier run
+	fresh  *recorder // the answer of this run
+	// resolved replays the answer of this very request, whose commit
+	// looked lost, so it is not marked as a replay.
+	resolved bool
+}
+
+// send writes the outcome and ends the handler chain.
+func (o outcome) send(c *gin.Context) error {
+	switch {
+	case o.err != nil:
+		return o.err
+	case o.replay != nil:
+		replay(c, *o.replay, !o.resolved)
+	default:
+		o.fresh.sendTo(c.Writer)
+		c.Abort()
+	}
 	return nil
 }
 
-// acquire claims i, or returns the live record that holds its key. An expired
-// record is deleted and the claim tried again.
-func (k *Keys) acquire(ctx context.Context, i *id) (record, bool, error) {
-	for range claimAttempts {
-		claimed, err := k.store.claim(ctx, i, k.cfg.LockTimeout)
-		if err != nil || claimed {
-			return record{}, claimed, pg.MapError(err, nil)
-		}
-		rec, found, err := k.store.lookup(ctx, *i)
+// answered returns the outcome of a key already answered, read without a
+// transaction or a lock: a stored answer never changes until it expires.
+// Anything else (no row, an expired one, a failed read) is left to attempt.
+func (k *Keys) answered(ctx context.Context, i id) (outcome, bool) {
+	rec, found, err := lookup(pg.Conn(ctx, k.db), i)
+	switch {
+	case err != nil, !found, rec.Expired, rec.State != stateDone:
+		return outcome{}, false
+	case !rec.matches(i):
+		return outcome{err: reused()}, true
+	}
+	return outcome{replay: &rec}, true
+}
+
+// attempt runs the request of i in one transaction with its key: the key is
+// locked (or waited for, when resolving a commit whose outcome is unknown),
+// looked up, and either answered from the stored record or run with its
+// answer stored. The transaction is retried as pg.Atomic says.
+func (k *Keys) attempt(c *gin.Context, i id, body []byte, h gin.HandlerFunc, resolving bool) (outcome, error) {
+	var o outcome
+	err := pg.Atomic(c.Request.Context(), k.db, func(ctx context.Context, tx *gorm.DB) error {
+		o = outcome{}
+		settled, err := k.settle(tx, i, &o, resolving)
 		switch {
 		case err != nil:
-			return record{}, false, pg.MapError(err, nil)
-		case found && !rec.Expired:
-			return rec, false, nil
-		case found:
-			if err := k.store.deleteExpired(ctx, *i); err != nil {
-				return record{}, false, pg.MapError(err, nil)
-			}
+			return err
+		case settled:
+			return errSettled
 		}
+		if err := tx.SavePoint(handlerSavepoint).Error; err != nil {
+			return err
+		}
+		o.fresh = run(ctx, c, body, h)
+		res := o.fresh.response()
+		if res.status >= http.StatusInternalServerError {
+			return &handlerFailed{err: handlerError(c, res.status)}
+		}
+		err = insert(tx, i, res, k.cfg.TTL)
+		if pg.IsCode(err, pg.InFailedTransaction) && res.status >= http.StatusBadRequest {
+			// A statement of the handler failed outside a pg.Tx (a
+			// savepoint) and took the transaction down with it; the
+			// handler answered that failure, whose writes are void.
+			if err := tx.RollbackTo(handlerSavepoint).Error; err != nil {
+				return err
+			}
+			err = insert(tx, i, res, k.cfg.TTL)
+		}
+		return err
+	})
+	var failed *handlerFailed
+	if err == nil || errors.Is(err, errSettled) || errors.As(err, &failed) {
+		return o, nil
 	}
-	return record{}, false, busy()
+	return o, err
 }
 
-// run serves the claimed request and stores its answer, or releases the
-// claim when the handler failed (5xx) or panicked, so a retry runs again.
-func (k *Keys) run(c *gin.Context, i id) {
-	rec := &recorder{ResponseWriter: c.Writer}
+// settle locks i's key and answers from what is stored: a replay, a key in
+// use (409) or one used for another request (422). It reports whether the
+// request is answered; an expired record is deleted and the request runs.
+func (k *Keys) settle(tx *gorm.DB, i id, o *outcome, resolving bool) (bool, error) {
+	if resolving {
+		if err := waitLock(tx, i); err != nil {
+			return false, err
+		}
+	} else if locked, err := tryLock(tx, i); err != nil || !locked {
+		if err == nil {
+			o.err = busy()
+		}
+		return !locked, err
+	}
+	rec, found, err := lookup(tx, i)
+	switch {
+	case err != nil:
+		return false, err
+	case !found:
+		return false, nil
+	case rec.Expired:
+		return false, deleteExpired(tx, i)
+	case !rec.matches(i):
+		o.err = reused()
+	case rec.State != stateDone:
+		o.err = busy()
+	default:
+		o.replay, o.resolved = &rec, resolving
+	}
+	return true, nil
+}
+
+// run runs h on the request as if it came fresh, under ctx (which carries
+// the transaction) and with its answer held back in the recorder it returns.
+func run(ctx context.Context, c *gin.Context, body []byte, h gin.HandlerFunc) *recorder {
+	req, writer := c.Request, c.Writer
+	rec := newRecorder(writer)
+	defer func() { c.Request, c.Writer = req, writer }()
+	c.Request = req.WithContext(ctx)
+	c.Request.Body = io.NopCloser(bytes.NewReader(body))
 	c.Writer = rec
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), storeTimeout)
-	defer cancel()
-	stored := false
-	defer func() {
-		c.Writer = rec.ResponseWriter
-		if !stored {
-			if err := k.store.release(ctx, i); err != nil {
-				k.log.ErrorContext(ctx, "idempotency key not released", "client_id", i.client, "err", err)
-			}
-		}
-	}()
-	c.Next()
-	res := rec.response()
-	if res.status >= http.StatusInternalServerError {
-		return
-	}
-	if err := k.store.complete(ctx, i, res, k.cfg.TTL); err != nil {
-		k.log.ErrorContext(ctx, "idempotent response not stored", "client_id", i.client, "err", err)
-	}
-	stored = true
+	c.Errors = c.Errors[:0]
+	h(c)
+	return rec
 }
 
-// replay writes a stored answer, marked as a replay, and ends the chain.
-func replay(c *gin.Context, rec record) {
+// handlerError is the error a handler answered with status: the errors it
+// recorded on c (problem.Abort records them), or the status alone.
+func handlerError(c *gin.Context, status int) error {
+	errs := []error{errors.New(http.StatusText(status))}
+	for _, e := range c.Errors {
+		errs = append(errs, e.Err)
+	}
+	return errors.Join(errs...)
+}
+
+// replay writes a stored answer, marked as a replay when it answers an
+// earlier request, and ends the chain.
+func replay(c *gin.Context, rec record, marked bool) {
 	h := c.Writer.Header()
 	for name, value := range rec.headers() {
 		h.Set(name, value)
 	}
-	h.Set(ReplayedHeader, "true")
+	if marked {
+		h.Set(ReplayedHeader, "true")
+	}
 	c.Writer.WriteHeader(rec.Status)
 	_, _ = c.Writer.Write(rec.Body)
 	c.Abort()

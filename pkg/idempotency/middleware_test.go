@@ -167,6 +167,8 @@ func TestCompletedErrorsAreReplayedButServerErrorsRunAgain(t *testing.T) {
 	}{
 		{"a 422 is a completed answer and is replayed", "/things", 0, `{"name":" "}`,
 			[]int{http.StatusUnprocessableEntity, http.StatusUnprocessableEntity}, 1, 0},
+		{"a 422 from a failed statement outside a transaction of its own is replayed", "/unguarded", 0, `{"name":" "}`,
+			[]int{http.StatusUnprocessableEntity, http.StatusUnprocessableEntity}, 1, 0},
 		{"a 503 is not stored, so the retry runs and succeeds", "/flaky", 1, `{"name":"a"}`,
 			[]int{http.StatusServiceUnavailable, http.StatusCreated, http.StatusCreated}, 2, 1},
 		{"a panic releases the key, so the retry runs and succeeds", "/panics", 1, `{"name":"a"}`,

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
 )
 
-// Key states stored in idempotency_keys.state.
+// Key states stored in idempotency_keys.state. Answers are stored done; an
+// in_progress row is a claim written by an earlier version of this package,
+// which holds its key until it expires.
 const (
 	stateInProgress = "in_progress"
 	stateDone       = "done"
@@ -22,12 +25,11 @@ type id struct {
 	client      string
 	key         string
 	fingerprint []byte
-	// until is when the claim of this request expires: a request that
-	// stalls past it and finds its key claimed again by a retry matches
-	// no row when it completes or releases, so it cannot overwrite or free
-	// the retry's claim.
-	until time.Time
 }
+
+// lockName is the text whose hash locks i's key: client and key, the client
+// length-prefixed so that no two pairs share it.
+func (i id) lockName() string { return strconv.Itoa(len(i.client)) + ":" + i.client + ":" + i.key }
 
 // record is a stored key as lookup finds it.
 type record struct {
@@ -49,27 +51,36 @@ type response struct {
 	body   []byte
 }
 
-// store runs the SQL of the idempotency_keys table; expiry is judged by the
-// database clock alone, so replicas with skewed clocks agree.
-type store struct{ db *gorm.DB }
+// The SQL of the idempotency_keys table. Every statement but sweep runs in
+// the transaction of the request, so the key, its answer and the handler's
+// write commit together or not at all. Expiry is judged by the database
+// clock alone, so replicas with skewed clocks agree.
 
-// claim inserts an in-progress row for i and reports whether this request
-// got it, setting i.until; an existing row of the same client and key wins.
-func (s store) claim(ctx context.Context, i *id, lease time.Duration) (bool, error) {
-	var row struct{ ExpiresAt time.Time }
-	res := s.db.WithContext(ctx).Raw(`INSERT INTO idempotency_keys (client_id, key, fingerprint, state, expires_at)
-		VALUES (?, ?, ?, ?, now() + make_interval(secs => ?))
-		ON CONFLICT (client_id, key) DO NOTHING RETURNING expires_at`, i.client, i.key, i.fingerprint, stateInProgress, lease.Seconds()).Scan(&row)
-	if res.Error != nil {
-		return false, fmt.Errorf("claim idempotency key: %w", res.Error)
+// tryLock takes the transaction-scoped advisory lock of i's key, or reports
+// that another transaction holds it (a request with the key is running).
+// The lock lives in its own space of two-int4 keys; a hash collision only
+// makes a request wait for a retry.
+func tryLock(tx *gorm.DB, i id) (bool, error) {
+	var locked bool
+	err := tx.Raw(`SELECT pg_try_advisory_xact_lock(hashtext('idempotency_keys'), hashtext(?))`, i.lockName()).Scan(&locked).Error
+	if err != nil {
+		return false, fmt.Errorf("lock idempotency key: %w", err)
 	}
-	i.until = row.ExpiresAt
-	return res.RowsAffected == 1, nil
+	return locked, nil
+}
+
+// waitLock takes the advisory lock of i's key, waiting for a transaction
+// that holds it to end.
+func waitLock(tx *gorm.DB, i id) error {
+	if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtext('idempotency_keys'), hashtext(?))`, i.lockName()).Error; err != nil {
+		return fmt.Errorf("lock idempotency key: %w", err)
+	}
+	return nil
 }
 
 // lookup returns the row of i's client and key; found is false when there is none.
-func (s store) lookup(ctx context.Context, i id) (rec record, found bool, err error) {
-	res := s.db.WithContext(ctx).Raw(`SELECT fingerprint, state, coalesce(status, 0) AS status, header, body,
+func lookup(tx *gorm.DB, i id) (rec record, found bool, err error) {
+	res := tx.Raw(`SELECT fingerprint, state, coalesce(status, 0) AS status, header, body,
 		expires_at <= now() AS expired FROM idempotency_keys WHERE client_id = ? AND key = ?`, i.client, i.key).Scan(&rec)
 	if res.Error != nil {
 		return rec, false, fmt.Errorf("look up idempotency key: %w", res.Error)
@@ -78,8 +89,8 @@ func (s store) lookup(ctx context.Context, i id) (rec record, found bool, err er
 }
 
 // deleteExpired removes the row of i's client and key if it has expired.
-func (s store) deleteExpired(ctx context.Context, i id) error {
-	err := s.db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys
+func deleteExpired(tx *gorm.DB, i id) error {
+	err := tx.Exec(`DELETE FROM idempotency_keys
 		WHERE client_id = ? AND key = ? AND expires_at <= now()`, i.client, i.key).Error
 	if err != nil {
 		return fmt.Errorf("delete expired idempotency key: %w", err)
@@ -87,37 +98,25 @@ func (s store) deleteExpired(ctx context.Context, i id) error {
 	return nil
 }
 
-// complete stores the response of i's claim, kept for ttl from now.
-func (s store) complete(ctx context.Context, i id, r response, ttl time.Duration) error {
+// insert stores r as the answer to i, kept for ttl from now.
+func insert(tx *gorm.DB, i id, r response, ttl time.Duration) error {
 	header, err := json.Marshal(r.header)
 	if err != nil {
 		return fmt.Errorf("encode stored headers: %w", err)
 	}
-	err = s.db.WithContext(ctx).Exec(`UPDATE idempotency_keys
-		SET state = ?, status = ?, header = ?::jsonb, body = ?, expires_at = now() + make_interval(secs => ?)
-		WHERE client_id = ? AND key = ? AND fingerprint = ? AND state = ? AND expires_at = ?`,
-		stateDone, r.status, string(header), r.body, ttl.Seconds(), i.client, i.key, i.fingerprint, stateInProgress, i.until).Error
+	err = tx.Exec(`INSERT INTO idempotency_keys (client_id, key, fingerprint, state, status, header, body, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?::jsonb, ?, now() + make_interval(secs => ?))`,
+		i.client, i.key, i.fingerprint, stateDone, r.status, string(header), r.body, ttl.Seconds()).Error
 	if err != nil {
 		return fmt.Errorf("store idempotent response: %w", err)
 	}
 	return nil
 }
 
-// release deletes i's claim, so that a retry runs the request again.
-func (s store) release(ctx context.Context, i id) error {
-	err := s.db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys
-		WHERE client_id = ? AND key = ? AND fingerprint = ? AND state = ? AND expires_at = ?`,
-		i.client, i.key, i.fingerprint, stateInProgress, i.until).Error
-	if err != nil {
-		return fmt.Errorf("release idempotency key: %w", err)
-	}
-	return nil
-}
-
-// sweep deletes up to limit expired rows, skipping rows another sweeper or
-// request holds, and returns how many it deleted.
-func (s store) sweep(ctx context.Context, limit int) (int64, error) {
-	res := s.db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE ctid IN (
+// sweep deletes up to limit expired rows of db, skipping rows another
+// sweeper holds, and returns how many it deleted.
+func sweep(ctx context.Context, db *gorm.DB, limit int) (int64, error) {
+	res := db.WithContext(ctx).Exec(`DELETE FROM idempotency_keys WHERE ctid IN (
 		SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ? FOR UPDATE SKIP LOCKED)`, limit)
 	if res.Error != nil {
 		return 0, fmt.Errorf("sweep expired idempotency keys: %w", res.Error)

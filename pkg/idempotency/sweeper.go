@@ -13,7 +13,7 @@ const sweepBatch = 1000
 func (k *Keys) Sweep(ctx context.Context) (int64, error) {
 	var total int64
 	for {
-		n, err := k.store.sweep(ctx, sweepBatch)
+		n, err := sweep(ctx, k.db, sweepBatch)
 		total += n
 		if err != nil || n < sweepBatch {
 			return total, err

@@ -31,6 +31,7 @@ const (
 	CrashShutdown        = "57P02"
 	CannotConnectNow     = "57P03" // the server is starting or shutting down
 	LockNotAvailable     = "55P03" // lock_timeout
+	InFailedTransaction  = "25P02" // a statement after a failed one, in one transaction
 	TooManyConnections   = "53300"
 )
 

@@ -97,7 +97,10 @@ func asError(r *http.Request, err error) *Error {
 }
 
 // Abort writes err as a problem response and stops the gin handler chain.
+// err is also recorded on c, so that middleware can tell why the handler
+// failed (pkg/idempotency retries a handler whose transaction was lost).
 func Abort(c *gin.Context, err error) {
 	Write(c.Writer, c.Request, err)
+	_ = c.Error(err)
 	c.Abort()
 }

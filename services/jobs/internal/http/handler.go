@@ -44,7 +44,7 @@ func New(o Options) http.Handler {
 	engine.GET("/openapi.json", server.OpenAPI(OpenAPI))
 	api := engine.Group(Prefix, auth.Middleware(o.Verifier))
 	register(api, guards{read: auth.RequireScope(ScopeRead), write: auth.RequireScope(ScopeWrite),
-		idempotent: o.Idempotency.Middleware()}, o.Store)
+		idempotent: o.Idempotency.Wrap}, o.Store)
 	return server.Handler(server.Options{
 		Logger:       o.Logger,
 		Metrics:      o.Metrics,
@@ -54,10 +54,11 @@ func New(o Options) http.Handler {
 	})
 }
 
-// guards are the middleware in front of the handlers: the scope checks,
-// and the Idempotency-Key handling of the non-idempotent writes.
+// guards are what stands in front of the handlers: the scope checks, and
+// the Idempotency-Key handling that wraps the non-idempotent writes.
 type guards struct {
-	read, write, idempotent gin.HandlerFunc
+	read, write gin.HandlerFunc
+	idempotent  func(gin.HandlerFunc) gin.HandlerFunc
 }
 
 // register adds the routes of every resource to api.
@@ -68,7 +69,7 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 		validateNew: (*jobs.EmpregoInput).ValidateNew, validate: (*jobs.EmpregoInput).Validate,
 		filter: empregoFilter, id: func(e *jobs.Emprego) int64 { return e.ID },
 	}.register(api, g)
-	api.PATCH("/empregos/:id/status", g.write, g.idempotent, setStatus(empregos))
+	api.PATCH("/empregos/:id/status", g.write, g.idempotent(setStatus(empregos)))
 
 	resource[jobs.CursoInput, jobs.Curso, jobs.CursoFilter]{
 		path: "cursos", name: "curso", readOnly: jobs.CursoReadOnly, store: s.Cursos(),

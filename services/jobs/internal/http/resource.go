@@ -43,7 +43,7 @@ func (r resource[In, Out, F]) link(c *gin.Context, id int64) {
 
 func (r resource[In, Out, F]) register(api *gin.RouterGroup, g guards) {
 	api.GET("/"+r.path, g.read, r.list)
-	api.POST("/"+r.path, g.write, g.idempotent, r.create)
+	api.POST("/"+r.path, g.write, g.idempotent(r.create))
 	api.GET("/"+r.path+"/:id", g.read, r.get)
 	api.PUT("/"+r.path+"/:id", g.write, r.update)
 	api.DELETE("/"+r.path+"/:id", g.write, r.delete)

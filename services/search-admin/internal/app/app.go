@@ -127,7 +127,7 @@ func (a *App) wire(ctx context.Context, schema func(context.Context) error) erro
 		Catalog:   catalog.NewService(store, schemas, a.embedder, logger),
 		Synonyms:  catalog.NewSynonyms(store, logger),
 		Search:    catalog.NewSearcher(store, a.index, a.vectors, schemas, a.embedder, words, cfg.Search, logger),
-		Reindexer: a.reindexer, Verifier: a.verifier, Idempotency: a.keys.Middleware(),
+		Reindexer: a.reindexer, Verifier: a.verifier, Idempotency: a.keys.Wrap,
 	})
 	metrics := server.NewMetrics()
 	if err := metrics.Registry.Register(a.verifier.Collector()); err != nil {

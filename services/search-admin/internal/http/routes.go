@@ -36,8 +36,8 @@ type API struct {
 	Search    *catalog.Searcher
 	Reindexer *catalog.Reindexer
 	Verifier  *auth.Verifier
-	// Idempotency guards every POST so that a retried request runs once.
-	Idempotency gin.HandlerFunc
+	// Idempotency wraps every POST so that a retried request runs once.
+	Idempotency func(gin.HandlerFunc) gin.HandlerFunc
 }
 
 // Routes registers the API on e: every /api/v1 route behind the token
@@ -51,22 +51,22 @@ func Routes(e *gin.Engine, api API) {
 	admin := v1.Group("/admin")
 	admin.GET("/services", read, h.list)
 	idem := api.Idempotency
-	admin.POST("/services", write, idem, h.create)
+	admin.POST("/services", write, idem(h.create))
 	admin.GET("/services/:id", read, h.get)
 	admin.PUT("/services/:id", write, h.replace)
 	admin.DELETE("/services/:id", write, h.delete)
-	admin.POST("/services/:id/publish", write, idem, h.setStatus(catalog.StatusPublished))
-	admin.POST("/services/:id/unpublish", write, idem, h.setStatus(catalog.StatusDraft))
+	admin.POST("/services/:id/publish", write, idem(h.setStatus(catalog.StatusPublished)))
+	admin.POST("/services/:id/unpublish", write, idem(h.setStatus(catalog.StatusDraft)))
 	admin.GET("/synonyms", read, h.listSynonyms)
-	admin.POST("/synonyms", write, idem, h.createSynonym)
+	admin.POST("/synonyms", write, idem(h.createSynonym))
 	admin.GET("/synonyms/:id", read, h.getSynonym)
 	admin.PUT("/synonyms/:id", write, h.replaceSynonym)
 	admin.DELETE("/synonyms/:id", write, h.deleteSynonym)
 	admin.GET("/migration/schemas", reindexRead, h.schemas)
 	admin.GET("/migration/status", reindexRead, h.reindexStatus)
 	admin.GET("/migration/history", reindexRead, h.reindexHistory)
-	admin.POST("/migration/start", reindexWrite, idem, h.startReindex)
-	admin.POST("/migration/rollback", reindexWrite, idem, h.rollbackReindex)
+	admin.POST("/migration/start", reindexWrite, idem(h.startReindex))
+	admin.POST("/migration/rollback", reindexWrite, idem(h.rollbackReindex))
 	e.GET("/openapi.json", server.OpenAPI(OpenAPI))
 }
 

@@ -1,0 +1,88 @@
+package idempotency_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/problem"
+)
+
+// Each statement of a keyed request (the key lock and lookup, the
+// handler's write, the stored answer, COMMIT) may be the last one a
+// crashed process or a broken network lets through. Whatever the point,
+// the write and its answer are stored both or neither: the request is
+// answered once, with the write stored once, and a retry replays it.
+func TestACutConnectionLeavesTheWriteAndItsAnswerBothOrNeither(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		statement string
+		at        pgtest.Point
+		wantRuns  int64
+	}{
+		{"cut before the key is locked", "SELECT pg_try_advisory_xact_lock", pgtest.Before, 1},
+		{"cut before the key is read", "SELECT fingerprint", pgtest.Before, 1},
+		{"cut before the handler's write", "INSERT INTO things", pgtest.Before, 2},
+		{"cut after the handler's write, before its answer is stored", "INSERT INTO idempotency_keys", pgtest.Before, 2},
+		{"cut after the answer is stored, before COMMIT", "commit", pgtest.Before, 2},
+		{"cut after COMMIT ran, before its answer came back", "commit", pgtest.After, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			proxy := pgtest.NewProxy(t, testURL(t))
+			x := newHarnessOn(t, idempotency.Config{}, proxy.URL())
+			x.token(devidptest.JobsAdmin)
+			proxy.Sever(tt.statement, tt.at)
+			first := x.post("/things", devidptest.JobsAdmin, "k", `{"name":"a"}`)
+			expect(t, first, http.StatusCreated)
+			if proxy.Cuts() != 1 {
+				t.Fatalf("the proxy cut %d connections; the statement %q was never sent", proxy.Cuts(), tt.statement)
+			}
+			if first.Header().Get(idempotency.ReplayedHeader) != "" {
+				t.Error("the answer to the request itself is marked as a replay")
+			}
+			if x.runs.Load() != tt.wantRuns || x.rows("things") != 1 || x.rows("idempotency_keys") != 1 {
+				t.Fatalf("runs %d, things %d, keys %d; want %d runs, the write and its answer stored once",
+					x.runs.Load(), x.rows("things"), x.rows("idempotency_keys"), tt.wantRuns)
+			}
+			again := x.post("/things", devidptest.JobsAdmin, "k", `{"name":"a"}`)
+			expect(t, again, http.StatusCreated)
+			if again.Header().Get(idempotency.ReplayedHeader) != "true" || again.Body.String() != first.Body.String() || x.runs.Load() != tt.wantRuns {
+				t.Errorf("retry: replayed %q, body %s (first %s), runs %d; want the stored answer",
+					again.Header().Get(idempotency.ReplayedHeader), again.Body, first.Body, x.runs.Load())
+			}
+		})
+	}
+}
+
+func TestAClientThatHangsUpLeavesNothingAndItsRetryRunsOnce(t *testing.T) {
+	t.Parallel()
+	x := newHarness(t, idempotency.Config{})
+	ctx, hangUp := context.WithCancel(context.Background())
+	req := x.request(http.MethodPost, "/slow", devidptest.JobsAdmin, `{"name":"a"}`, "k").WithContext(ctx)
+	done := make(chan *httptest.ResponseRecorder)
+	go func() { done <- x.send(req) }()
+	for x.runs.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	hangUp()
+	close(x.gate)
+	if rec := <-done; rec.Code != problem.StatusClientClosedRequest {
+		t.Fatalf("the abandoned request answered %d, want 499: %s", rec.Code, rec.Body)
+	}
+	if x.rows("things") != 0 || x.rows("idempotency_keys") != 0 {
+		t.Fatalf("things %d, keys %d after the client left; want neither", x.rows("things"), x.rows("idempotency_keys"))
+	}
+	retry := x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`)
+	expect(t, retry, http.StatusCreated)
+	if x.runs.Load() != 2 || x.rows("things") != 1 || retry.Header().Get(idempotency.ReplayedHeader) != "" {
+		t.Errorf("runs %d, things %d; want the retry to run once and store once", x.runs.Load(), x.rows("things"))
+	}
+}
