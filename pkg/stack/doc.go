@@ -25,6 +25,11 @@
 // gateway first, and drops the databases WITH (FORCE); on Linux the
 // programs also get SIGTERM if the process that started them dies.
 //
+// Fault tests end a program on purpose with Kill (SIGKILL, a crash) or Stop
+// (SIGTERM) and start it again with Restart (same binary, address,
+// environment and arguments, without migrating again); Close does not count
+// a program ended that way as a failure.
+//
 // In tests, one stack per test:
 //
 //	func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }

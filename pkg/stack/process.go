@@ -21,6 +21,12 @@ type process struct {
 	log  *logBuffer
 	done chan struct{} // closed once the program has exited
 	err  error         // how it exited; read only after done is closed
+	// dir, env, args and ready are how it was started and is probed, so
+	// Restart can start it again.
+	dir, ready string
+	env, args  []string
+	// ended is set when Kill or Stop ended it on purpose.
+	ended bool
 }
 
 // command prepares the binary name of dir with args, its environment made
@@ -59,7 +65,8 @@ func runToEnd(ctx context.Context, dir, name string, env []string, log *logBuffe
 
 // startProcess starts a long-running program.
 func startProcess(dir, name string, env []string, log *logBuffer, args ...string) (*process, error) {
-	p := &process{name: name, cmd: command(context.Background(), dir, name, env, log, args...), log: log, done: make(chan struct{})}
+	p := &process{name: name, cmd: command(context.Background(), dir, name, env, log, args...), log: log, done: make(chan struct{}),
+		dir: dir, env: env, args: args}
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -84,6 +91,9 @@ func (p *process) exited() (bool, error) {
 // ended within stopTimeout. A program that had already ended, or that ends
 // with a non-zero status, is reported as an error.
 func (p *process) stop() error {
+	if p.ended {
+		return nil
+	}
 	if gone, err := p.exited(); gone {
 		return fmt.Errorf("%s had exited before the stack was stopped: %v", p.name, err)
 	}

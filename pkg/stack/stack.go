@@ -288,11 +288,12 @@ func (s *Stack) startProgram(ctx context.Context, name string, env func(addr str
 	if err != nil {
 		return "", err
 	}
-	s.procs = append(s.procs, p)
 	url := "http://" + addr
+	p.ready = url + "/readyz"
+	s.procs = append(s.procs, p)
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := waitReady(ctx, p, url+"/readyz"); err != nil {
+	if err := waitReady(ctx, p, p.ready); err != nil {
 		return "", fmt.Errorf("%w\n%s", err, s.logs[name].since(0))
 	}
 	return url, nil
