@@ -2,16 +2,11 @@ package app
 
 import (
 	"context"
-	"errors"
-	"log/slog"
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/municipal-apis/platform/pkg/auth"
-	"github.com/municipal-apis/platform/pkg/idempotency"
-	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
-	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/service"
 )
 
 // Defaults of the shared variables whose default differs per program.
@@ -20,17 +15,10 @@ var Defaults = map[string]string{
 	"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/jobs?sslmode=disable",
 }
 
-// Config is every setting of the jobs service, read once from the environment.
+// Config is every setting of the jobs service, read once from the
+// environment: the settings every service shares, and no other.
 type Config struct {
-	HTTP        server.Config
-	DB          pg.Config
-	Log         server.LogConfig
-	OIDC        auth.Config
-	Idempotency idempotency.Config
-
-	// Logger receives the service's logs; it is not read from the
-	// environment. Nil means a logger of Log on standard error.
-	Logger *slog.Logger `env:",noinit"`
+	service.Config
 }
 
 // LoadConfig reads the configuration from l (the environment in
@@ -39,9 +27,4 @@ func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
 	var cfg Config
 	err := program.LoadConfig(ctx, l, Defaults, &cfg)
 	return cfg, err
-}
-
-// Validate reports settings that cannot work.
-func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate())
 }

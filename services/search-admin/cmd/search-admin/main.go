@@ -11,9 +11,9 @@ import (
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/service"
 	"github.com/municipal-apis/platform/services/search-admin/internal/app"
 )
 
@@ -30,10 +30,5 @@ func realMain(ctx context.Context, args []string, env envconfig.Lookuper) error 
 		return err
 	}
 	cfg.Logger = server.DefaultLogger(cfg.Log)
-	return program.Commands(ctx, args, map[string]program.RunFunc{
-		"serve": func(ctx context.Context, _ []string) error { return program.Serve(ctx, app.New, cfg) },
-		"migrate": func(ctx context.Context, args []string) error {
-			return pg.MigrateCommand(ctx, cfg.DB, cfg.Logger, args, app.MigrationSets...)
-		},
-	})
+	return service.Commands(ctx, args, cfg, app.New, app.MigrationSets)
 }

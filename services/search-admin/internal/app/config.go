@@ -3,15 +3,11 @@ package app
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/sethvargo/go-envconfig"
 
-	"github.com/municipal-apis/platform/pkg/auth"
-	"github.com/municipal-apis/platform/pkg/idempotency"
-	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
-	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/service"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
 )
@@ -24,22 +20,15 @@ var Defaults = map[string]string{
 
 // Config is every setting of search-admin, read once from the environment.
 type Config struct {
-	HTTP      server.Config
-	DB        pg.Config
-	Log       server.LogConfig
-	OIDC      auth.Config
+	// Config holds the settings every service shares.
+	service.Config
 	Embedding embedding.Config
 	Reembed   catalog.ReembedConfig
 	Search    catalog.SearchConfig
 	Index     catalog.VectorSyncConfig
 	Reindex   catalog.ReindexConfig
-	// Idempotency sets how long POST answers are replayed for a repeated Idempotency-Key.
-	Idempotency idempotency.Config
 
-	// Logger, Embedder and LeaseHolder are not read from the environment.
-	// Logger receives the service's logs; nil means a logger of Log on
-	// standard error.
-	Logger *slog.Logger `env:",noinit"`
+	// Embedder and LeaseHolder are not read from the environment.
 	// Embedder computes the embeddings; nil means the provider Embedding selects.
 	Embedder catalog.Embedder
 	// LeaseHolder names this replica in re-indexing leases; empty means
@@ -57,6 +46,5 @@ func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.OIDC.Validate(), c.Reembed.Validate(),
-		c.Search.Validate(), c.Index.Validate(), c.Reindex.Validate(), c.Idempotency.Validate())
+	return errors.Join(c.Config.Validate(), c.Reembed.Validate(), c.Search.Validate(), c.Index.Validate(), c.Reindex.Validate())
 }

@@ -1,0 +1,140 @@
+// Package service opens what every API service of the platform owns beside
+// its own domain: the database pool and its readiness checks, the token
+// verifier and the refresh of its keys, the idempotency keys and their
+// sweeper, the metrics registry and the listener. jobs and search-admin
+// build their app packages on it; the gateway, which has no database, does
+// not.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+
+	"golang.org/x/sync/errgroup"
+	"gorm.io/gorm"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+// Config is the part of a service's configuration every service shares;
+// each service's app.Config embeds it.
+type Config struct {
+	HTTP        server.Config
+	DB          pg.Config
+	Log         server.LogConfig
+	OIDC        auth.Config
+	Idempotency idempotency.Config
+
+	// Logger receives the service's logs; it is not read from the
+	// environment. Nil means a logger of Log on standard error.
+	Logger *slog.Logger `env:",noinit"`
+}
+
+// Validate reports shared settings that cannot work.
+func (c Config) Validate() error {
+	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate())
+}
+
+// Shared returns c; through embedding, every service's app.Config has it.
+func (c Config) Shared() Config { return c }
+
+// Base is what Open opened for a service: the service wires its handler
+// from these fields and serves it with Serve.
+type Base struct {
+	Logger   *slog.Logger
+	DB       *gorm.DB
+	Verifier *auth.Verifier
+	Keys     *idempotency.Keys
+	// Metrics is the service's registry, the verifier's collector in it.
+	Metrics *server.Metrics
+	// Checks are the readiness checks every service has: postgres, schema
+	// (the database is migrated as far as sets) and oidc.
+	Checks []server.Check
+
+	http server.Config
+	ln   net.Listener
+}
+
+// Open connects to the database, builds the verifier, the idempotency keys
+// and the readiness checks, and listens on cfg.HTTP.Addr; nothing is served
+// until Serve. sets are the service's migration sets. The identity provider
+// is not contacted: it may come up later.
+func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
+	b = &Base{Logger: cfg.Logger, http: cfg.HTTP}
+	if b.Logger == nil {
+		b.Logger = server.NewLogger(os.Stderr, cfg.Log)
+	}
+	if b.DB, err = pg.Open(ctx, cfg.DB, b.Logger); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, b.Close())
+		}
+	}()
+	oidc := cfg.OIDC
+	oidc.Logger = b.Logger
+	if b.Verifier, err = auth.NewVerifier(oidc); err != nil {
+		return nil, fmt.Errorf("token verifier: %w", err)
+	}
+	b.Metrics = server.NewMetrics()
+	if err := b.Metrics.Registry.Register(b.Verifier.Collector()); err != nil {
+		return nil, fmt.Errorf("register signing-key metrics: %w", err)
+	}
+	if b.Keys, err = idempotency.New(b.DB, cfg.Idempotency, b.Logger); err != nil {
+		return nil, fmt.Errorf("idempotency keys: %w", err)
+	}
+	sqlDB, err := b.DB.DB()
+	if err != nil {
+		return nil, fmt.Errorf("database handle: %w", err)
+	}
+	schema, err := pg.SchemaCurrent(sqlDB, sets...)
+	if err != nil {
+		return nil, err
+	}
+	b.Checks = []server.Check{
+		{Name: "postgres", Critical: true, Probe: pg.Ping(b.DB)},
+		{Name: "schema", Critical: true, Probe: schema},
+		// Down only before any signing key was fetched; degraded while
+		// the identity provider is unreachable and the keys held still verify.
+		{Name: "oidc", Critical: true, Probe: b.Verifier.Ping},
+	}
+	if b.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Addr is the address the service listens on (the port chosen when
+// HTTP_ADDR asked for port 0).
+func (b *Base) Addr() string { return b.ln.Addr().String() }
+
+// Serve serves h until ctx is done, then drains in-flight requests within
+// the shutdown timeout. Meanwhile it sweeps expired idempotency keys,
+// keeps the signing keys fresh and runs each of work, the service's own
+// background loops; the first error of one of them stops everything.
+func (b *Base) Serve(ctx context.Context, h http.Handler, work ...func(context.Context) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { b.Keys.RunSweeper(ctx); return nil })
+	g.Go(func() error { b.Verifier.Run(ctx); return nil })
+	for _, run := range work {
+		g.Go(func() error { return run(ctx) })
+	}
+	g.Go(func() error {
+		return server.Serve(ctx, server.New(b.http, h, b.Logger), b.ln, b.http.ShutdownTimeout, b.Logger)
+	})
+	return g.Wait()
+}
+
+// Close stops listening, if Serve has not, and closes the database pool.
+func (b *Base) Close() error {
+	return errors.Join(server.CloseListener(b.ln), pg.Close(b.DB))
+}
