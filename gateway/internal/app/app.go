@@ -45,14 +45,11 @@ func New(_ context.Context, cfg Config) (*App, error) {
 	if a.logger == nil {
 		a.logger = server.NewLogger(os.Stderr, cfg.Log)
 	}
-	verifier := cfg.Verifier
-	if verifier == nil {
-		var err error
-		oidc := cfg.OIDC
-		oidc.Logger = a.logger
-		if verifier, err = auth.NewVerifier(oidc); err != nil {
-			return nil, fmt.Errorf("configure token verification: %w", err)
-		}
+	oidc := cfg.OIDC
+	oidc.Logger = a.logger
+	verifier, err := auth.NewVerifier(oidc)
+	if err != nil {
+		return nil, fmt.Errorf("configure token verification: %w", err)
 	}
 	a.verifier = verifier
 	metrics := server.NewMetrics()

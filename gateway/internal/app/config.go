@@ -34,13 +34,9 @@ type Config struct {
 	RateLimit      RateLimitConfig
 	TrustedProxies clientip.Trusted `env:"TRUSTED_PROXIES"`
 
-	// Logger and Verifier are not read from the environment.
-	// Logger receives the gateway's logs; nil means a logger of Log on
-	// standard error.
+	// Logger receives the gateway's logs; it is not read from the
+	// environment. Nil means a logger of Log on standard error.
 	Logger *slog.Logger `env:",noinit"`
-	// Verifier checks the access tokens; nil means one for the identity
-	// provider OIDC names.
-	Verifier *auth.Verifier `env:",noinit"`
 }
 
 // RateLimitConfig holds the limits and where their counters live. Rates are

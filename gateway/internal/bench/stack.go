@@ -20,7 +20,6 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/gateway/internal/app"
-	"github.com/municipal-apis/platform/pkg/auth"
 	platform "github.com/municipal-apis/platform/pkg/stack"
 )
 
@@ -65,14 +64,10 @@ func startStack(ctx context.Context, redisURL string) (*stack, error) {
 	if s.token, err = idp.Token(ctx, benchClient); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
-	verifier, err := auth.NewVerifier(auth.Config{IssuerURL: idp.Issuer, Logger: quiet()})
-	if err != nil {
+	if s.limited, err = s.startGateway(ctx, idp.Issuer, redisURL, "true"); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
-	if s.limited, err = s.startGateway(ctx, verifier, redisURL, "true"); err != nil {
-		return nil, errors.Join(err, s.close())
-	}
-	if s.open, err = s.startGateway(ctx, verifier, redisURL, "false"); err != nil {
+	if s.open, err = s.startGateway(ctx, idp.Issuer, redisURL, "false"); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
 	if s.bare, err = s.serve(bareProxy(s.upstream)); err != nil {
@@ -102,9 +97,10 @@ func trivial(w http.ResponseWriter, _ *http.Request) {
 // startGateway runs a gateway in front of the upstream with limits on or off.
 // Limits are set far above what the run can send, so every request is counted
 // in Redis and none is refused.
-func (s *stack) startGateway(ctx context.Context, v *auth.Verifier, redisURL, limits string) (string, error) {
+func (s *stack) startGateway(ctx context.Context, issuer, redisURL, limits string) (string, error) {
 	cfg, err := app.LoadConfig(ctx, envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR":                 "127.0.0.1:0",
+		"OIDC_ISSUER_URL":           issuer,
 		"ROUTES":                    "/go/v1=" + s.upstream,
 		"REDIS_URL":                 redisURL,
 		"RATE_LIMIT_ENABLED":        limits,
@@ -115,7 +111,7 @@ func (s *stack) startGateway(ctx context.Context, v *auth.Verifier, redisURL, li
 	if err != nil {
 		return "", err
 	}
-	cfg.Logger, cfg.Verifier = quiet(), v
+	cfg.Logger = quiet()
 	gw, err := app.New(ctx, cfg)
 	if err != nil {
 		return "", err

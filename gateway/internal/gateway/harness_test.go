@@ -149,10 +149,7 @@ func start(t testing.TB, opts ...option) *harness {
 	if _, ok := t.(*testing.B); ok {
 		cfg.Logger = slog.New(slog.DiscardHandler) // a growing log would make the benchmark measure the GC
 	}
-	ac.Logger = cfg.Logger
-	if cfg.Verifier, err = auth.NewVerifier(ac); err != nil {
-		t.Fatal(err)
-	}
+	cfg.OIDC = ac // the test's identity provider, its client and the options' changes
 	gw, err := app.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
