@@ -53,7 +53,8 @@ type Base struct {
 	DB       *gorm.DB
 	Verifier *auth.Verifier
 	Keys     *idempotency.Keys
-	// Metrics is the service's registry, the verifier's collector in it.
+	// Metrics is the service's registry, the verifier's and the pool's
+	// collectors in it.
 	Metrics *server.Metrics
 	// Checks are the readiness checks every service has: postgres, schema
 	// (the database is migrated as far as sets) and oidc.
@@ -88,6 +89,9 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	b.Metrics = server.NewMetrics()
 	if err := b.Metrics.Registry.Register(b.Verifier.Collector()); err != nil {
 		return nil, fmt.Errorf("register signing-key metrics: %w", err)
+	}
+	if err := pg.RegisterPoolMetrics(b.Metrics.Registry, b.DB, b.DB.Migrator().CurrentDatabase()); err != nil {
+		return nil, err
 	}
 	if b.Keys, err = idempotency.New(b.DB, cfg.Idempotency, b.Logger); err != nil {
 		return nil, fmt.Errorf("idempotency keys: %w", err)
