@@ -17,17 +17,18 @@ import (
 // kinds maps "apiVersion/kind" to a constructor of its typed struct; a kind
 // missing here is refused, so every manifest is checked against a schema.
 var kinds = map[string]func() any{
-	"v1/ConfigMap":                           func() any { return &corev1.ConfigMap{} },
-	"v1/Namespace":                           func() any { return &corev1.Namespace{} },
-	"v1/Secret":                              func() any { return &corev1.Secret{} },
-	"v1/Service":                             func() any { return &corev1.Service{} },
-	"apps/v1/Deployment":                     func() any { return &appsv1.Deployment{} },
-	"batch/v1/Job":                           func() any { return &batchv1.Job{} },
-	"autoscaling/v2/HorizontalPodAutoscaler": func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
-	"policy/v1/PodDisruptionBudget":          func() any { return &policyv1.PodDisruptionBudget{} },
-	"networking.k8s.io/v1/Ingress":           func() any { return &networkingv1.Ingress{} },
-	"networking.k8s.io/v1/NetworkPolicy":     func() any { return &networkingv1.NetworkPolicy{} },
-	"gateway.networking.k8s.io/v1/HTTPRoute": func() any { return &gatewayv1.HTTPRoute{} },
+	"v1/ConfigMap":                            func() any { return &corev1.ConfigMap{} },
+	"v1/Namespace":                            func() any { return &corev1.Namespace{} },
+	"v1/Secret":                               func() any { return &corev1.Secret{} },
+	"v1/Service":                              func() any { return &corev1.Service{} },
+	"apps/v1/Deployment":                      func() any { return &appsv1.Deployment{} },
+	"batch/v1/Job":                            func() any { return &batchv1.Job{} },
+	"autoscaling/v2/HorizontalPodAutoscaler":  func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
+	"policy/v1/PodDisruptionBudget":           func() any { return &policyv1.PodDisruptionBudget{} },
+	"networking.k8s.io/v1/Ingress":            func() any { return &networkingv1.Ingress{} },
+	"networking.k8s.io/v1/NetworkPolicy":      func() any { return &networkingv1.NetworkPolicy{} },
+	"gateway.networking.k8s.io/v1/HTTPRoute":  func() any { return &gatewayv1.HTTPRoute{} },
+	"monitoring.coreos.com/v1/PrometheusRule": func() any { return &PrometheusRule{} },
 }
 
 // Decode strictly decodes one YAML object into the typed struct of its kind:
