@@ -1,7 +1,8 @@
-// Package programtest checks that a program's README documents its
-// configuration: the one environment table of the README names every
-// variable the program's Config reads, nothing else, with the defaults the
-// program applies.
+// Package programtest holds the checks every program's tests share: that
+// its README documents its configuration (the one environment table names
+// every variable the program's Config reads, nothing else, with the
+// defaults the program applies), and that its app runs, answers /readyz
+// and stops cleanly.
 package programtest
 
 import (

@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 	"github.com/municipal-apis/platform/services/jobs/internal/app"
 	"github.com/municipal-apis/platform/services/jobs/migrations"
 )
@@ -36,31 +36,7 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Run(ctx) }()
-
-	resp, err := http.Get("http://" + a.Addr() + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ready struct {
-		Status string            `json:"status"`
-		Checks map[string]string `json:"checks"`
-	}
-	err = json.NewDecoder(resp.Body).Decode(&ready)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || ready.Checks["postgres"] != "ok" || ready.Checks["schema"] != "ok" || ready.Checks["oidc"] != "ok" {
-		t.Errorf("/readyz = %d %+v (%v), want 200 with postgres, schema and oidc ok", resp.StatusCode, ready, err)
-	}
-
-	cancel()
-	if err := <-served; err != nil {
-		t.Errorf("Run = %v, want a clean shutdown", err)
-	}
-	if err := a.Close(); err != nil {
-		t.Errorf("Close = %v", err)
-	}
+	programtest.CheckRunsUntilCancelled(t, a, "postgres", "schema", "oidc")
 }
 
 func TestNewFailsWithoutItsDatabase(t *testing.T) {

@@ -2,9 +2,7 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"net/http"
 	"testing"
 
 	"github.com/sethvargo/go-envconfig"
@@ -12,6 +10,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 	"github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
@@ -32,30 +31,7 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Run(ctx) }()
-
-	resp, err := http.Get("http://" + a.Addr() + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ready struct {
-		Checks map[string]string `json:"checks"`
-	}
-	err = json.NewDecoder(resp.Body).Decode(&ready)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || ready.Checks["postgres"] != "ok" || ready.Checks["schema"] != "ok" || len(ready.Checks) != 3 {
-		t.Errorf("/readyz = %d %+v (%v), want 200 with postgres and schema ok and the identity provider checked", resp.StatusCode, ready, err)
-	}
-
-	cancel()
-	if err := <-served; err != nil {
-		t.Errorf("Run = %v, want a clean shutdown of the server and every background loop", err)
-	}
-	if err := a.Close(); err != nil {
-		t.Errorf("Close = %v", err)
-	}
+	programtest.CheckRunsUntilCancelled(t, a, "postgres", "schema", "oidc")
 }
 
 func TestNewRefusesAnUnknownEmbeddingProvider(t *testing.T) {
