@@ -79,31 +79,40 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 
 	empregosOf := func(filter string) related { return related{member: "empregos", list: "empregos", filter: filter} }
 	cursosOf := func(filter string) related { return related{member: "cursos", list: "cursos", filter: filter} }
-	empresa := []related{empregosOf("empresa_id")}
-	resource[jobs.NomeInput, jobs.Empresa, jobs.NameFilter]{
-		path: "empresas", name: "empresa", readOnly: readOnlyOf(empresa), related: empresa,
-		store: s.Empresas(), validateNew: (*jobs.NomeInput).Validate, validate: (*jobs.NomeInput).Validate,
-		filter: nameFilter("nome", false), id: func(e *jobs.Empresa) int64 { return e.ID },
-	}.register(api, g)
-	orgao := []related{empregosOf("orgao_id"), cursosOf("orgao_id")}
-	resource[jobs.NomeInput, jobs.Orgao, jobs.NameFilter]{
-		path: "orgaos", name: "orgao", readOnly: readOnlyOf(orgao), related: orgao,
-		store: s.Orgaos(), validateNew: (*jobs.NomeInput).Validate, validate: (*jobs.NomeInput).Validate,
-		filter: nameFilter("nome", false), id: func(o *jobs.Orgao) int64 { return o.ID },
-	}.register(api, g)
-	// A categoria's nome is unique: it is normalized before it is checked,
-	// stored or looked up.
-	categoria := []related{cursosOf("categoria_id")}
-	resource[jobs.NomeInput, jobs.Categoria, jobs.NameFilter]{
-		path: "categorias", name: "categoria", readOnly: readOnlyOf(categoria), related: categoria,
-		store: s.Categorias(), validateNew: (*jobs.NomeInput).ValidateUnique, validate: (*jobs.NomeInput).ValidateUnique,
-		filter: nameFilter("nome", true), id: func(c *jobs.Categoria) int64 { return c.ID },
-	}.register(api, g)
+	named[jobs.Empresa]{path: "empresas", name: "empresa", store: s.Empresas(),
+		id: func(e *jobs.Empresa) int64 { return e.ID }, related: []related{empregosOf("empresa_id")}}.register(api, g)
+	named[jobs.Orgao]{path: "orgaos", name: "orgao", store: s.Orgaos(),
+		id: func(o *jobs.Orgao) int64 { return o.ID }, related: []related{empregosOf("orgao_id"), cursosOf("orgao_id")}}.register(api, g)
+	named[jobs.Categoria]{path: "categorias", name: "categoria", store: s.Categorias(), unique: true,
+		id: func(c *jobs.Categoria) int64 { return c.ID }, related: []related{cursosOf("categoria_id")}}.register(api, g)
 	escolaridade := []related{empregosOf("escolaridade_id")}
 	resource[jobs.EscolaridadeInput, jobs.Escolaridade, jobs.NameFilter]{
 		path: "escolaridades", name: "escolaridade", readOnly: readOnlyOf(escolaridade), related: escolaridade,
 		store: s.Escolaridades(), validateNew: (*jobs.EscolaridadeInput).Validate, validate: (*jobs.EscolaridadeInput).Validate,
 		filter: nameFilter("nivel", true), id: func(e *jobs.Escolaridade) int64 { return e.ID },
+	}.register(api, g)
+}
+
+// named describes, by name, a resource whose body is a NomeInput: nome is
+// its only writable member, and a unique nome is normalized before it is
+// checked, stored or looked up.
+type named[Out any] struct {
+	path, name string // collection segment and singular, as in resource
+	unique     bool
+	related    []related // its reverse arrays
+	store      jobs.Resource[jobs.NomeInput, Out, jobs.NameFilter]
+	id         func(*Out) int64
+}
+
+// register adds the routes of the resource n describes.
+func (n named[Out]) register(api *gin.RouterGroup, g guards) {
+	validate := (*jobs.NomeInput).Validate
+	if n.unique {
+		validate = (*jobs.NomeInput).ValidateUnique
+	}
+	resource[jobs.NomeInput, Out, jobs.NameFilter]{
+		path: n.path, name: n.name, readOnly: readOnlyOf(n.related), related: n.related, store: n.store,
+		validateNew: validate, validate: validate, filter: nameFilter("nome", n.unique), id: n.id,
 	}.register(api, g)
 }
 
