@@ -17,6 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/municipal-apis/platform/gateway/internal/clientip"
 	"github.com/municipal-apis/platform/gateway/internal/gateway"
 	"github.com/municipal-apis/platform/gateway/internal/proxy"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
@@ -77,7 +78,7 @@ func New(_ context.Context, cfg Config) (*App, error) {
 		Verifier:       verifier,
 		TokenCacheSize: cfg.TokenCacheSize,
 		Limits:         limits,
-		TrustedProxies: cfg.TrustedProxies,
+		ClientIP:       clientip.Policy{Proxies: cfg.TrustedProxies, Hops: cfg.TrustedProxyHops},
 		MaxBodyBytes:   cfg.HTTP.MaxBodyBytes,
 		Logger:         a.logger,
 	})

@@ -33,11 +33,18 @@ type Config struct {
 	Upstream       proxy.Config
 	RateLimit      RateLimitConfig
 	TrustedProxies clientip.Trusted `env:"TRUSTED_PROXIES"`
+	// TrustedProxyHops, when positive, is how many proxies append to
+	// X-Forwarded-For in front of the gateway; the client is that many
+	// addresses from the right.
+	TrustedProxyHops int `env:"TRUSTED_PROXY_HOPS, default=0"`
 
 	// Logger receives the gateway's logs; it is not read from the
 	// environment. Nil means a logger of Log on standard error.
 	Logger *slog.Logger `env:",noinit"`
 }
+
+// maxProxyHops bounds TRUSTED_PROXY_HOPS; no deployment stacks more proxies.
+const maxProxyHops = 8
 
 // RateLimitConfig holds the limits and where their counters live. Rates are
 // kept as written and parsed by Validate, so that an error names its variable.
@@ -73,6 +80,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.TokenCacheSize < 0:
 		return errors.New("OIDC_TOKEN_CACHE_SIZE must not be negative")
+	case c.TrustedProxyHops < 0 || c.TrustedProxyHops > maxProxyHops:
+		return fmt.Errorf("TRUSTED_PROXY_HOPS must be between 0 and %d", maxProxyHops)
 	case len(c.Routes) == 0:
 		return errors.New("ROUTES is empty")
 	case c.Upstream.DialTimeout <= 0 || c.Upstream.ResponseTimeout <= 0 || c.Upstream.MaxIdleConnsHost <= 0:

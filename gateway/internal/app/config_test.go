@@ -49,6 +49,8 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"an empty routing table", map[string]string{"ROUTES": ","}},
 		{"a route to a non-http upstream", map[string]string{"ROUTES": "/a=file:///etc"}},
 		{"a bad trusted proxy", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/99"}},
+		{"a negative proxy hop count", map[string]string{"TRUSTED_PROXY_HOPS": "-1"}},
+		{"a proxy hop count no deployment has", map[string]string{"TRUSTED_PROXY_HOPS": "9"}},
 		{"a zero upstream timeout", map[string]string{"UPSTREAM_RESPONSE_TIMEOUT": "0s"}},
 		{"a zero body limit", map[string]string{"HTTP_MAX_BODY_BYTES": "0"}},
 		{"a zero redis probe interval", map[string]string{"REDIS_PROBE_INTERVAL": "0s"}},

@@ -1,6 +1,7 @@
 // Package clientip finds the address a request really came from: the TCP
-// peer, or, only when the peer is a trusted proxy, the nearest untrusted
-// address of its X-Forwarded-For chain.
+// peer, or, only when the peer is a trusted proxy, the first untrusted hop
+// of its X-Forwarded-For chain counted from the right (or the hop a fixed
+// number of proxies in front names), never an address the client chose.
 package clientip
 
 import (
@@ -10,7 +11,7 @@ import (
 	"strings"
 )
 
-// Trusted is a set of networks whose X-Forwarded-For is believed.
+// Trusted is a set of networks of proxies whose X-Forwarded-For is believed.
 type Trusted []netip.Prefix
 
 // ParseTrusted reads a comma-separated list of CIDRs or single addresses.
@@ -71,34 +72,83 @@ type Source struct {
 	ForwardedFor string
 }
 
-// Of returns the source of r. A forged X-Forwarded-For from an untrusted
-// peer changes nothing; from a trusted one, the chain is read right to left
-// and the first untrusted, well-formed address is the client.
-func (t Trusted) Of(r *http.Request) Source {
+// Policy says whose X-Forwarded-For the gateway believes, and how far.
+type Policy struct {
+	// Proxies are the networks of the proxies in front of the gateway
+	// (TRUSTED_PROXIES). Only a peer among them is believed; walking the
+	// chain from the right, hops among them are skipped.
+	Proxies Trusted
+	// Hops, when positive, is how many proxies append to X-Forwarded-For in
+	// front of the gateway (TRUSTED_PROXY_HOPS, as Envoy's
+	// xff_num_trusted_hops and Traefik's depth): the client is the Hops-th
+	// address from the right. Without Proxies, every peer is believed, so
+	// only set it when nothing but those proxies can reach the gateway.
+	Hops int
+}
+
+// Of returns the source of r. A forged X-Forwarded-For from a peer that is
+// not believed changes nothing. From a believed peer the chain is read from
+// the right: with Hops, the Hops-th address; otherwise the first address
+// outside Proxies. When that address is not a well-formed IP, the chain is
+// shorter than Hops, or every hop is trusted, the client is the peer: the
+// leftmost address, which the client may have written itself, is never
+// taken for lack of a better one.
+func (p Policy) Of(r *http.Request) Source {
 	peer, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
 		return Source{ForwardedFor: r.RemoteAddr}
 	}
 	src := Source{Addr: peer.Addr().Unmap(), ForwardedFor: peer.Addr().Unmap().String()}
-	if !t.contains(src.Addr) {
+	if !p.believes(src.Addr) {
 		return src
 	}
 	chain := r.Header.Values("X-Forwarded-For")
-	hops := strings.Split(strings.Join(chain, ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		src.Addr = a.Unmap()
-		if !t.contains(src.Addr) {
-			break
-		}
+	if len(chain) == 0 {
+		return src
 	}
-	if len(chain) > 0 {
-		src.ForwardedFor = strings.Join(chain, ", ") + ", " + src.ForwardedFor
+	if client, ok := p.client(chain); ok {
+		src.Addr = client
 	}
+	src.ForwardedFor = strings.Join(chain, ", ") + ", " + src.ForwardedFor
 	return src
+}
+
+// believes reports whether the X-Forwarded-For of peer is read at all.
+func (p Policy) believes(peer netip.Addr) bool {
+	if len(p.Proxies) == 0 {
+		return p.Hops > 0
+	}
+	return p.Proxies.contains(peer)
+}
+
+// client walks chain from the right and returns the client it names, or
+// false when it names none that can be trusted.
+func (p Policy) client(chain []string) (netip.Addr, bool) {
+	n := 0
+	for i := len(chain) - 1; i >= 0; i-- {
+		line := chain[i]
+		for {
+			cut := strings.LastIndexByte(line, ',')
+			hop := line[cut+1:]
+			n++
+			a, err := netip.ParseAddr(strings.TrimSpace(hop))
+			if err != nil {
+				return netip.Addr{}, false
+			}
+			a = a.Unmap()
+			switch {
+			case p.Hops > 0 && n == p.Hops:
+				return a, true
+			case p.Hops == 0 && !p.Proxies.contains(a):
+				return a, true
+			}
+			if cut < 0 {
+				break
+			}
+			line = line[:cut]
+		}
+	}
+	return netip.Addr{}, false
 }
 
 // Key names the per-IP bucket of a: the address itself for IPv4, its /64

@@ -25,7 +25,7 @@ type Options struct {
 	// recently used out first); 0 verifies every request's signature.
 	TokenCacheSize int
 	Limits         *ratelimit.Limits // nil when rate limiting is off
-	TrustedProxies clientip.Trusted
+	ClientIP       clientip.Policy   // whose X-Forwarded-For names the client
 	MaxBodyBytes   int64
 	Logger         *slog.Logger
 }
@@ -42,7 +42,7 @@ func New(o Options) (http.Handler, error) {
 		upstreams: make(map[string]*proxy.Upstream, len(o.Routes)),
 		tokens:    tokens,
 		limits:    o.Limits,
-		trusted:   o.TrustedProxies,
+		clientIP:  o.ClientIP,
 		maxBody:   o.MaxBodyBytes,
 	}
 	for _, rt := range o.Routes {

@@ -21,12 +21,12 @@ type handler struct {
 	upstreams map[string]*proxy.Upstream // by route prefix
 	tokens    *tokenCache
 	limits    *ratelimit.Limits // nil when rate limiting is off
-	trusted   clientip.Trusted
+	clientIP  clientip.Policy
 	maxBody   int64
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	src := h.trusted.Of(r)
+	src := h.clientIP.Of(r)
 	p, pathErr := route.Canonicalize(r.URL.EscapedPath())
 	rt, routed := h.routes.Match(p)
 	if routed {
