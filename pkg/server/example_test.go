@@ -15,8 +15,9 @@ import (
 
 // ExampleHandler wires a service the way every program's internal/app does:
 // a gin engine with the API behind the token verifier and its scopes, inside
-// server.Handler, which adds the probes, request ids, access logs, metrics,
-// panic recovery and the body limit.
+// server.Handler, which adds /livez, request ids, access logs, metrics,
+// panic recovery and the body limit; the readiness checks and the metrics
+// are served by server.AdminHandler on the admin listener.
 func ExampleHandler() {
 	logger := slog.New(slog.DiscardHandler)
 	verifier, err := auth.NewVerifier(auth.Config{ // contacts nobody until a token arrives
@@ -32,23 +33,24 @@ func ExampleHandler() {
 	api.GET("/empregos", auth.RequireScope("jobs:read"), func(c *gin.Context) {
 		c.JSON(http.StatusOK, gin.H{"data": []any{}})
 	})
-	h := server.Handler(server.Options{
-		Logger:       logger,
-		Metrics:      server.NewMetrics(),
-		App:          engine,
-		MaxBodyBytes: 1 << 20,
-		Checks: []server.Check{
-			{Name: "postgres", Critical: true, Probe: func(context.Context) error { return nil }},
-		},
-	})
+	metrics := server.NewMetrics()
+	public := server.Handler(server.Options{Logger: logger, Metrics: metrics, App: engine, MaxBodyBytes: 1 << 20})
+	admin := server.AdminHandler(server.AdminOptions{Logger: logger, Metrics: metrics, Checks: []server.Check{
+		{Name: "postgres", Critical: true, Probe: func(context.Context) error { return nil }},
+	}})
 
-	for _, path := range []string{"/livez", "/readyz", "/api/v1/empregos"} {
+	for _, call := range []struct {
+		port string
+		h    http.Handler
+		path string
+	}{{"public", public, "/livez"}, {"public", public, "/api/v1/empregos"}, {"public", public, "/readyz"}, {"admin", admin, "/readyz"}} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-		fmt.Println(path, rec.Code)
+		call.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, call.path, nil))
+		fmt.Println(call.port, call.path, rec.Code)
 	}
 	// Output:
-	// /livez 200
-	// /readyz 200
-	// /api/v1/empregos 401
+	// public /livez 200
+	// public /api/v1/empregos 401
+	// public /readyz 404
+	// admin /readyz 200
 }

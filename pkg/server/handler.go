@@ -3,56 +3,83 @@ package server
 import (
 	"log/slog"
 	"net/http"
+
+	"github.com/municipal-apis/platform/pkg/problem"
 )
 
 // Options wires the shared endpoints and middleware around a program's own handler.
 type Options struct {
 	Logger       *slog.Logger
 	Metrics      *Metrics
-	Checks       []Check
 	MaxBodyBytes int64
 	App          http.Handler
 }
 
-// Probe paths served by every program, outside any routed prefix and without a token.
+// AdminOptions are what a program's admin listener (ADMIN_ADDR) serves: its
+// readiness checks and its metrics.
+type AdminOptions struct {
+	Logger  *slog.Logger
+	Metrics *Metrics
+	Checks  []Check
+}
+
+// Probe paths served by every program without a token: /livez on both
+// listeners, /readyz and /metrics on the admin listener only.
 const (
 	PathLivez   = "/livez"
 	PathReadyz  = "/readyz"
 	PathMetrics = "/metrics"
 )
 
-// Handler returns the full handler of a program: /livez, /readyz and /metrics
-// beside App, all behind request ids, access logs, metrics, panic recovery
-// and the body limit. Paths are matched exactly and never cleaned or
-// redirected, so App sees the request path as the client sent it.
+// Handler returns the public handler of a program: /livez beside App, all
+// behind request ids, access logs, metrics, panic recovery and the body
+// limit. /readyz and /metrics are not here but on AdminHandler, so what the
+// internet reaches never tells the state of a dependency. Paths are matched
+// exactly and never cleaned or redirected, so App sees the request path as
+// the client sent it.
 func Handler(o Options) http.Handler {
-	readyz := Readyz(o.Logger, o.Checks...)
-	metrics := o.Metrics.Handler()
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			switch r.URL.Path {
-			case PathLivez:
-				SetRoute(r, PathLivez)
-				Livez(w, r)
-				return
-			case PathReadyz:
-				SetRoute(r, PathReadyz)
-				readyz(w, r)
-				return
-			case PathMetrics:
-				SetRoute(r, PathMetrics)
-				metrics.ServeHTTP(w, r)
-				return
-			}
+		if r.URL.Path == PathLivez && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			SetRoute(r, PathLivez)
+			Livez(w, r)
+			return
 		}
 		o.App.ServeHTTP(w, r)
 	})
 	return Chain(root,
 		RequestID,
 		UseLogger(o.Logger),
-		AccessLog(o.Logger, PathLivez, PathReadyz, PathMetrics),
+		AccessLog(o.Logger, PathLivez),
 		o.Metrics.Middleware,
 		Recover,
 		LimitBody(o.MaxBodyBytes),
 	)
+}
+
+// AdminHandler returns the handler of a program's admin listener: /livez,
+// /readyz (bodies with short cause codes, details in the log) and /metrics
+// for the orchestrator's probes and Prometheus; anything else is a 404.
+func AdminHandler(o AdminOptions) http.Handler {
+	readyz := Readyz(o.Logger, o.Checks...)
+	metrics := o.Metrics.Handler()
+	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the admin listener answers GET and HEAD only"))
+			return
+		}
+		switch r.URL.Path {
+		case PathLivez:
+			SetRoute(r, PathLivez)
+			Livez(w, r)
+		case PathReadyz:
+			SetRoute(r, PathReadyz)
+			readyz(w, r)
+		case PathMetrics:
+			SetRoute(r, PathMetrics)
+			metrics.ServeHTTP(w, r)
+		default:
+			problem.Write(w, r, problem.Errorf(problem.ENOTFOUND, "the admin listener serves %s, %s and %s only", PathLivez, PathReadyz, PathMetrics))
+		}
+	})
+	return Chain(root, UseLogger(o.Logger), o.Metrics.Middleware, Recover)
 }

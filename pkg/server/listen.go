@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/http"
 )
 
 // Listen opens the TCP listener of a program's server on addr; port 0
@@ -26,4 +29,37 @@ func CloseListener(ln net.Listener) error {
 		return fmt.Errorf("close listener: %w", err)
 	}
 	return nil
+}
+
+// Listeners are a program's two listeners: the public one (HTTP_ADDR) for
+// its API and /livez, the admin one (ADMIN_ADDR) for its probes and metrics.
+type Listeners struct {
+	Public, Admin net.Listener
+}
+
+// ListenAll opens the public listener on cfg.Addr and the admin listener on
+// admin.Addr; on failure nothing stays open.
+func ListenAll(cfg Config, admin AdminConfig) (Listeners, error) {
+	var l Listeners
+	var err error
+	if l.Public, err = Listen(cfg.Addr); err != nil {
+		return Listeners{}, err
+	}
+	if l.Admin, err = Listen(admin.Addr); err != nil {
+		return Listeners{}, errors.Join(err, l.Close())
+	}
+	return l, nil
+}
+
+// Serve serves public and admin on their listeners with cfg's timeouts
+// until ctx is done, then drains both within cfg.ShutdownTimeout.
+func (l Listeners) Serve(ctx context.Context, cfg Config, public, admin http.Handler, logger *slog.Logger) error {
+	return ServeAll(ctx, cfg.ShutdownTimeout, logger,
+		Endpoint{Server: New(cfg, public, logger), Listener: l.Public},
+		Endpoint{Server: New(cfg, admin, logger), Listener: l.Admin})
+}
+
+// Close closes the listeners that are still open.
+func (l Listeners) Close() error {
+	return errors.Join(CloseListener(l.Public), CloseListener(l.Admin))
 }

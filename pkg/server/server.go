@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -64,23 +65,69 @@ func Run(ctx context.Context, srv *http.Server, shutdownTimeout time.Duration, l
 
 // Serve is Run on a listener the caller opened (tests use port 0).
 func Serve(ctx context.Context, srv *http.Server, ln net.Listener, shutdownTimeout time.Duration, logger *slog.Logger) error {
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	logger.InfoContext(ctx, "listening", "addr", ln.Addr().String())
+	return ServeAll(ctx, shutdownTimeout, logger, Endpoint{Server: srv, Listener: ln})
+}
 
+// Endpoint is a server and the listener it serves on.
+type Endpoint struct {
+	Server   *http.Server
+	Listener net.Listener
+}
+
+// ServeAll serves every endpoint (a program's public and admin listeners)
+// until ctx is done or one of them fails, then shuts them all down
+// gracefully, letting in-flight requests finish within shutdownTimeout.
+func ServeAll(ctx context.Context, shutdownTimeout time.Duration, logger *slog.Logger, eps ...Endpoint) error {
+	errc := make(chan error, len(eps))
+	for _, ep := range eps {
+		go func() { errc <- ep.Server.Serve(ep.Listener) }()
+		logger.InfoContext(ctx, "listening", "addr", ep.Listener.Addr().String())
+	}
+	var failed error
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		failed = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down", "timeout", shutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("graceful shutdown: %w", err)
+	errs := make(chan error, len(eps))
+	for _, ep := range eps {
+		go func() { errs <- ep.Server.Shutdown(shutdownCtx) }()
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+	all := []error{failed}
+	for range eps {
+		if err := <-errs; err != nil {
+			all = append(all, fmt.Errorf("graceful shutdown: %w", err))
+		}
+	}
+	running := len(eps)
+	if failed != nil {
+		running--
+	}
+	for range running {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			all = append(all, fmt.Errorf("serve: %w", err))
+		}
+	}
+	return errors.Join(all...)
+}
+
+// AdminConfig is where a program serves its probes and metrics, apart from
+// its API, so that what the public port reaches never includes them.
+type AdminConfig struct {
+	Addr string `env:"ADMIN_ADDR"`
+}
+
+// Validate reports an admin address that cannot work beside the public
+// address httpAddr (port 0 on both asks for two free ports).
+func (c AdminConfig) Validate(httpAddr string) error {
+	switch {
+	case c.Addr == "":
+		return errors.New("ADMIN_ADDR is empty")
+	case c.Addr == httpAddr && !strings.HasSuffix(c.Addr, ":0"):
+		return fmt.Errorf("ADMIN_ADDR %s is HTTP_ADDR: probes and metrics need a listener of their own", c.Addr)
 	}
 	return nil
 }

@@ -22,9 +22,11 @@ import (
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
-func newHandler(t *testing.T, checks ...server.Check) (http.Handler, *server.Metrics, *strings.Builder) {
+// newHandler returns a program's public handler around a small gin API,
+// its admin handler with checks, and their log.
+func newHandler(t *testing.T, checks ...server.Check) (public, admin http.Handler, logs *strings.Builder) {
 	t.Helper()
-	logs := &strings.Builder{}
+	logs = &strings.Builder{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	metrics := server.NewMetrics()
 	engine := server.NewGin()
@@ -40,8 +42,9 @@ func newHandler(t *testing.T, checks ...server.Check) (http.Handler, *server.Met
 		c.JSON(http.StatusCreated, gin.H{"id": c.Param("id")})
 	})
 	engine.GET("/panic", func(c *gin.Context) { panic("boom") })
-	h := server.Handler(server.Options{Logger: logger, Metrics: metrics, App: engine, MaxBodyBytes: 64, Checks: checks})
-	return h, metrics, logs
+	public = server.Handler(server.Options{Logger: logger, Metrics: metrics, App: engine, MaxBodyBytes: 64})
+	admin = server.AdminHandler(server.AdminOptions{Logger: logger, Metrics: metrics, Checks: checks})
+	return public, admin, logs
 }
 
 func serve(h http.Handler, method, path, body string, header http.Header) *httptest.ResponseRecorder {
@@ -161,8 +164,8 @@ func TestReadyzReportsCriticalAndDegradedChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, _, logs := newHandler(t, tt.checks...)
-			w := serve(h, http.MethodGet, "/readyz", "", nil)
+			_, admin, logs := newHandler(t, tt.checks...)
+			w := serve(admin, http.MethodGet, "/readyz", "", nil)
 			var body server.Readiness
 			_ = json.Unmarshal(w.Body.Bytes(), &body)
 			if w.Code != tt.status || body.Status != tt.state || !maps.Equal(body.Checks, tt.want) {
@@ -189,10 +192,10 @@ func TestReadyzLogsEachStateChangeOnce(t *testing.T) {
 		}
 		return nil
 	}
-	h, _, logs := newHandler(t, server.Check{Name: "postgres", Critical: true, Probe: probe})
+	_, admin, logs := newHandler(t, server.Check{Name: "postgres", Critical: true, Probe: probe})
 	for _, fail := range []bool{false, false, true, true, true, false, false} {
 		failing.Store(fail)
-		serve(h, http.MethodGet, "/readyz", "", nil)
+		serve(admin, http.MethodGet, "/readyz", "", nil)
 	}
 	if n := strings.Count(logs.String(), "readiness check failing"); n != 1 {
 		t.Errorf("the failure was logged %d times, want once", n)
@@ -202,14 +205,116 @@ func TestReadyzLogsEachStateChangeOnce(t *testing.T) {
 	}
 }
 
+func TestProbesAndMetricsAreOnTheAdminListenerOnly(t *testing.T) {
+	t.Parallel()
+	down := func(context.Context) error { return errors.New("dial tcp 10.3.7.9:5432: connection refused") }
+	public, admin, _ := newHandler(t, server.Check{Name: "postgres", Critical: true, Probe: down})
+	tests := []struct {
+		name   string
+		h      http.Handler
+		method string
+		path   string
+		status int
+	}{
+		{"the public port answers /livez", public, http.MethodGet, "/livez", http.StatusOK},
+		{"the public port has no /readyz", public, http.MethodGet, "/readyz", http.StatusNotFound},
+		{"the public port has no /metrics", public, http.MethodGet, "/metrics", http.StatusNotFound},
+		{"the admin port answers /livez", admin, http.MethodGet, "/livez", http.StatusOK},
+		{"the admin port answers /readyz", admin, http.MethodGet, "/readyz", http.StatusServiceUnavailable},
+		{"the admin port answers /metrics", admin, http.MethodGet, "/metrics", http.StatusOK},
+		{"the admin port serves nothing else", admin, http.MethodGet, "/api/v1/things/1", http.StatusNotFound},
+		{"the admin port answers GET only", admin, http.MethodPost, "/readyz", http.StatusMethodNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(tt.h, tt.method, tt.path, "", nil)
+			if w.Code != tt.status {
+				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, w.Code, w.Body, tt.status)
+			}
+			if strings.Contains(w.Body.String(), "10.3.7.9") {
+				t.Errorf("the body leaks the dial error: %s", w.Body)
+			}
+		})
+	}
+}
+
+func TestServeAllServesBothListenersAndDrainsThem(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.DiscardHandler)
+	cfg := server.Config{ReadHeaderTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: 5 * time.Second, IdleTimeout: time.Second, MaxHeaderBytes: 4096, MaxBodyBytes: 1}
+	started := make(chan struct{})
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		_, _ = w.Write([]byte("done"))
+	})
+	admin := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("admin")) })
+	var eps []server.Endpoint
+	for _, h := range []http.Handler{slow, admin} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps = append(eps, server.Endpoint{Server: server.New(cfg, h, logger), Listener: ln})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- server.ServeAll(ctx, 5*time.Second, logger, eps...) }()
+	get := func(ln net.Listener) string {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	if got := get(eps[1].Listener); got != "admin" {
+		t.Fatalf("admin listener answered %q", got)
+	}
+	inflight := make(chan string, 1)
+	go func() { inflight <- get(eps[0].Listener) }()
+	<-started
+	cancel()
+	if got := <-inflight; got != "done" {
+		t.Fatalf("in-flight request got %q, want it to finish", got)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("ServeAll = %v", err)
+	}
+	for _, ep := range eps {
+		if _, err := http.Get("http://" + ep.Listener.Addr().String() + "/"); err == nil {
+			t.Fatalf("%s still accepts connections after shutdown", ep.Listener.Addr())
+		}
+	}
+}
+
+func TestAdminConfigNeedsAListenerOfItsOwn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		admin, http string
+		ok          bool
+	}{
+		{":9090", ":8080", true},
+		{"127.0.0.1:0", "127.0.0.1:0", true},
+		{"", ":8080", false},
+		{":8080", ":8080", false},
+	}
+	for _, tt := range tests {
+		if err := (server.AdminConfig{Addr: tt.admin}).Validate(tt.http); (err == nil) != tt.ok {
+			t.Errorf("ADMIN_ADDR %q beside HTTP_ADDR %q: %v, want ok=%v", tt.admin, tt.http, err, tt.ok)
+		}
+	}
+}
+
 func TestMetricsCountRequestsByRouteTemplate(t *testing.T) {
 	t.Parallel()
-	h, _, _ := newHandler(t)
+	h, admin, _ := newHandler(t)
 	for _, id := range []string{"1", "2", "3"} {
 		serve(h, http.MethodPost, "/api/v1/things/"+id, `{"name":"x"}`, http.Header{"Content-Type": {"application/json"}})
 	}
 	serve(h, http.MethodGet, "/random/"+strings.Repeat("x", 10), "", nil)
-	w := serve(h, http.MethodGet, "/metrics", "", nil)
+	w := serve(admin, http.MethodGet, "/metrics", "", nil)
 	text := w.Body.String()
 	for _, want := range []string{
 		`http_requests_total{method="POST",route="/api/v1/things/:id",status="201"} 3`,

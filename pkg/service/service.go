@@ -1,7 +1,8 @@
 // Package service opens what every API service of the platform owns beside
 // its own domain: the database pool and its readiness checks, the token
 // verifier and the refresh of its keys, the idempotency keys and their
-// sweeper, the metrics registry and the listener. jobs and search-admin
+// sweeper, the metrics registry and the two listeners: the public one and
+// the admin one of the probes and metrics. jobs and search-admin
 // build their app packages on it; the gateway, which has no database, does
 // not.
 package service
@@ -11,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 
@@ -28,6 +28,7 @@ import (
 // each service's app.Config embeds it.
 type Config struct {
 	HTTP        server.Config
+	Admin       server.AdminConfig
 	DB          pg.Config
 	Log         server.LogConfig
 	OIDC        auth.Config
@@ -40,7 +41,7 @@ type Config struct {
 
 // Validate reports shared settings that cannot work.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate())
+	return errors.Join(c.HTTP.Validate(), c.Admin.Validate(c.HTTP.Addr), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate())
 }
 
 // Shared returns c; through embedding, every service's app.Config has it.
@@ -57,15 +58,16 @@ type Base struct {
 	// collectors in it.
 	Metrics *server.Metrics
 	// Checks are the readiness checks every service has: postgres, schema
-	// (the database is migrated as far as sets) and oidc.
+	// (the database is migrated as far as sets) and oidc; the admin
+	// listener serves them.
 	Checks []server.Check
 
 	http server.Config
-	ln   net.Listener
+	ln   server.Listeners
 }
 
 // Open connects to the database, builds the verifier, the idempotency keys
-// and the readiness checks, and listens on cfg.HTTP.Addr; nothing is served
+// and the readiness checks, and listens on cfg.HTTP.Addr and cfg.Admin.Addr; nothing is served
 // until Serve. sets are the service's migration sets. The identity provider
 // is not contacted: it may come up later.
 func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
@@ -111,7 +113,7 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 		// the identity provider is unreachable and the keys held still verify.
 		{Name: "oidc", Critical: true, Probe: b.Verifier.Ping},
 	}
-	if b.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
+	if b.ln, err = server.ListenAll(cfg.HTTP, cfg.Admin); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -119,10 +121,21 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 
 // Addr is the address the service listens on (the port chosen when
 // HTTP_ADDR asked for port 0).
-func (b *Base) Addr() string { return b.ln.Addr().String() }
+func (b *Base) Addr() string { return b.ln.Public.Addr().String() }
 
-// Serve serves h until ctx is done, then drains in-flight requests within
-// the shutdown timeout. Meanwhile it sweeps expired idempotency keys,
+// AdminAddr is the address of the admin listener: /livez, /readyz and
+// /metrics (the port chosen when ADMIN_ADDR asked for port 0).
+func (b *Base) AdminAddr() string { return b.ln.Admin.Addr().String() }
+
+// AdminHandler is the handler of the admin listener: /livez, /readyz with
+// Checks, and /metrics of Metrics.
+func (b *Base) AdminHandler() http.Handler {
+	return server.AdminHandler(server.AdminOptions{Logger: b.Logger, Metrics: b.Metrics, Checks: b.Checks})
+}
+
+// Serve serves h on the public listener and AdminHandler on the admin one
+// until ctx is done, then drains in-flight requests within the shutdown
+// timeout. Meanwhile it sweeps expired idempotency keys,
 // keeps the signing keys fresh and runs each of work, the service's own
 // background loops; the first error of one of them stops everything.
 func (b *Base) Serve(ctx context.Context, h http.Handler, work ...func(context.Context) error) error {
@@ -132,13 +145,11 @@ func (b *Base) Serve(ctx context.Context, h http.Handler, work ...func(context.C
 	for _, run := range work {
 		g.Go(func() error { return run(ctx) })
 	}
-	g.Go(func() error {
-		return server.Serve(ctx, server.New(b.http, h, b.Logger), b.ln, b.http.ShutdownTimeout, b.Logger)
-	})
+	g.Go(func() error { return b.ln.Serve(ctx, b.http, h, b.AdminHandler(), b.Logger) })
 	return g.Wait()
 }
 
 // Close stops listening, if Serve has not, and closes the database pool.
 func (b *Base) Close() error {
-	return errors.Join(server.CloseListener(b.ln), pg.Close(b.DB))
+	return errors.Join(b.ln.Close(), pg.Close(b.DB))
 }

@@ -37,7 +37,7 @@ func config(t *testing.T, migrated bool) service.Config {
 	}
 	var cfg service.Config
 	err := program.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
-		"HTTP_ADDR": "127.0.0.1:0", "DATABASE_URL": dsn, "OIDC_ISSUER_URL": devidptest.Start(t).Issuer(),
+		"HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "DATABASE_URL": dsn, "OIDC_ISSUER_URL": devidptest.Start(t).Issuer(),
 	}), nil, &cfg)
 	if err != nil {
 		t.Fatal(err)

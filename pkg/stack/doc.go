@@ -12,12 +12,14 @@
 //   - starts devidp on a free loopback port (DEVIDP_ADDR, DEVIDP_ISSUER_BASE);
 //   - for each service, runs "<svc> migrate -create-database" against a new,
 //     uniquely named database on the local Postgres (pgtest.AdminURL) and
-//     serves it on a free port;
+//     serves it on a free port, its admin listener (ADMIN_ADDR) on another;
 //   - starts the gateway with ROUTES pointing at both services, REDIS_URL at
 //     the local Redis with a RATE_LIMIT_KEY_PREFIX unique to the stack, and
-//     the RATE_LIMIT_* values of Options (DefaultRateLimit when unset);
+//     the RATE_LIMIT_* values of Options (DefaultRateLimit when unset), and
+//     its admin listener on a free port;
 //
-// and returns once every program answers GET /readyz. It fails, never
+// and returns once every program is ready: devidp answers GET /livez, the
+// others GET /readyz on their admin listeners. It fails, never
 // skips, when Postgres or Redis cannot be reached. Each program gets only
 // the variables the stack sets (plus PATH, HOME, TMPDIR and Options.Env), so
 // the caller's environment cannot change it; its output is kept in memory
@@ -51,8 +53,8 @@
 // Outside tests (a load tool), Start and Close do the same, and
 // RemoveBinaries deletes the built programs before the process exits.
 //
-// A local run (make run) fixes what tests leave free: Options.Addrs sets
-// the listen addresses, Options.DatabaseURLs names databases that are
+// A local run (make run) fixes what tests leave free: Options.Addrs and
+// Options.AdminAddrs set the listen addresses, Options.DatabaseURLs names databases that are
 // created when missing and kept, Options.GatewayLimits keeps the gateway's
 // own rate limits, Options.Binaries uses make build's bin/, Options.Output
 // shows every program's output as it comes, and Wait returns when a program
@@ -61,9 +63,11 @@
 //
 // The addresses a caller needs are fields and methods of Stack:
 // SearchBaseURL and JobsBaseURL (the API document's {search_base_url} and
-// {go_base_url}, through the gateway), GatewayURL, SearchAdminURL and JobsURL
-// (direct), AuthURL ({auth_url}), Issuer, TokenURL, SearchDatabaseURL and
+// {go_base_url}, through the gateway), GatewayURL, SearchAdminURL and
+// JobsURL (direct), AdminURLs (the admin listeners: /readyz, /metrics),
+// AuthURL ({auth_url}), Issuer, TokenURL, SearchDatabaseURL and
 // JobsDatabaseURL (to check what was stored), RedisURL and
 // RateLimitKeyPrefix. ClientConfig and MustClient give a pkg/client
-// configured for a realm client (CatalogAdmin, JobsAdmin, Reader, OtherDept).
+// configured for a realm client (CatalogAdmin, JobsAdmin, Reader,
+// OtherDept).
 package stack

@@ -19,8 +19,8 @@ func (s *Stack) Stop(name string) error { return s.end(name, syscall.SIGTERM) }
 
 // Restart starts program name again after Kill or Stop, from the same
 // binary on the same address with the same environment and arguments (a
-// service's database is not migrated again), and returns once it answers
-// its /readyz.
+// service's database is not migrated again), and returns once it is ready
+// again, as Start waits for it.
 func (s *Stack) Restart(ctx context.Context, name string) error {
 	i, old, err := s.process(name)
 	if err != nil {

@@ -27,7 +27,7 @@ var programs = []string{IdP, SearchAdmin, Jobs, Gateway}
 // high enough that tests and short loads never reach it.
 const DefaultRateLimit = "100000-M"
 
-// readyTimeout bounds the wait for one program's /readyz.
+// readyTimeout bounds the wait for one program's readiness.
 const readyTimeout = time.Minute
 
 // Options adjusts a stack; the zero value gives a stack whose gateway limits
@@ -54,6 +54,10 @@ type Options struct {
 	// Addrs fixes the listen address of a program, by name; default a
 	// free loopback port.
 	Addrs map[string]string
+	// AdminAddrs fixes the admin listen address (ADMIN_ADDR: /readyz,
+	// /metrics) of search-admin, jobs or the gateway, by name; default a
+	// free loopback port.
+	AdminAddrs map[string]string
 	// DatabaseURLs fixes the database of a service, by name: it is created
 	// when missing, migrated, and kept by Close. Default a fresh database
 	// per service, dropped by Close.
@@ -77,6 +81,9 @@ type Stack struct {
 	GatewayURL string
 	// SearchAdminURL and JobsURL reach the services directly, bypassing the gateway.
 	SearchAdminURL, JobsURL string
+	// AdminURLs are the roots of the admin listeners (/livez, /readyz,
+	// /metrics) of search-admin, jobs and the gateway, by name.
+	AdminURLs map[string]string
 	// AuthURL is devidp's root, the API document's {auth_url}; Issuer is
 	// the iss of its tokens.
 	AuthURL, Issuer string
@@ -119,10 +126,11 @@ func (o Options) check() error {
 
 // Start builds the programs (once per process), creates and migrates a
 // fresh database per service, and starts devidp, search-admin, jobs and the
-// gateway, returning once each answers its /readyz. It fails when Postgres
+// gateway, returning once each is ready (devidp's /livez, the others'
+// /readyz on their admin listeners). It fails when Postgres
 // or Redis cannot be reached. Call Close to stop everything.
 func Start(ctx context.Context, opts Options) (*Stack, error) {
-	s := &Stack{opts: opts, RedisURL: redisURL(opts), RateLimitKeyPrefix: "stack-" + uniqueSuffix(), logs: map[string]*logBuffer{}}
+	s := &Stack{opts: opts, RedisURL: redisURL(opts), RateLimitKeyPrefix: "stack-" + uniqueSuffix(), logs: map[string]*logBuffer{}, AdminURLs: map[string]string{}}
 	if s.opts.LogLevel == "" {
 		s.opts.LogLevel = "info"
 	}
@@ -219,7 +227,7 @@ func (s *Stack) verifierEnv() []string {
 }
 
 func (s *Stack) startIdP(ctx context.Context) error {
-	url, err := s.startProgram(ctx, IdP, func(addr string) []string {
+	url, err := s.startProgram(ctx, IdP, func(addr, _ string) []string {
 		return append(s.logEnv(), "DEVIDP_ADDR="+addr, "DEVIDP_ISSUER_BASE=http://"+addr)
 	})
 	s.AuthURL, s.Issuer = url, url+"/auth/realms/municipal"
@@ -241,15 +249,15 @@ func (s *Stack) startService(ctx context.Context, service string) (url, dsn stri
 	if err := runToEnd(ctx, s.bin, service, migrateEnv, s.logs[service], "migrate", "-create-database"); err != nil {
 		return "", "", err
 	}
-	url, err = s.startProgram(ctx, service, func(addr string) []string {
-		return slices.Concat(env, []string{"HTTP_ADDR=" + addr})
+	url, err = s.startProgram(ctx, service, func(addr, admin string) []string {
+		return slices.Concat(env, []string{"HTTP_ADDR=" + addr, "ADMIN_ADDR=" + admin})
 	}, "serve")
 	return url, dsn, err
 }
 
 func (s *Stack) startGateway(ctx context.Context) error {
-	url, err := s.startProgram(ctx, Gateway, func(addr string) []string {
-		return slices.Concat(s.verifierEnv(), []string{"HTTP_ADDR=" + addr,
+	url, err := s.startProgram(ctx, Gateway, func(addr, admin string) []string {
+		return slices.Concat(s.verifierEnv(), []string{"HTTP_ADDR=" + addr, "ADMIN_ADDR=" + admin,
 			"ROUTES=/search=" + s.SearchAdminURL + ",/go/v1=" + s.JobsURL,
 			"REDIS_URL=" + s.RedisURL, "RATE_LIMIT_KEY_PREFIX=" + s.RateLimitKeyPrefix},
 			s.rateLimitEnv())
@@ -277,19 +285,29 @@ func (s *Stack) rateLimitEnv() []string {
 	return env
 }
 
-// startProgram starts name on a free loopback address with the environment
-// env builds for it (plus Options.Env), and waits for its /readyz.
-func (s *Stack) startProgram(ctx context.Context, name string, env func(addr string) []string, args ...string) (string, error) {
-	addr, err := s.addr(name)
+// startProgram starts name on a free loopback address (and, but for
+// devidp, an admin address) with the environment env builds for them (plus
+// Options.Env), and waits until it is ready: devidp's /livez, the others'
+// /readyz on the admin listener.
+func (s *Stack) startProgram(ctx context.Context, name string, env func(addr, admin string) []string, args ...string) (string, error) {
+	addr, err := s.addr(s.opts.Addrs, name)
 	if err != nil {
 		return "", err
 	}
-	p, err := startProcess(s.bin, name, slices.Concat(env(addr), s.opts.Env[name]), s.logs[name], args...)
+	url, ready := "http://"+addr, "http://"+addr+"/livez"
+	var admin string
+	if name != IdP {
+		if admin, err = s.addr(s.opts.AdminAddrs, name); err != nil {
+			return "", err
+		}
+		s.AdminURLs[name] = "http://" + admin
+		ready = s.AdminURLs[name] + "/readyz"
+	}
+	p, err := startProcess(s.bin, name, slices.Concat(env(addr, admin), s.opts.Env[name]), s.logs[name], args...)
 	if err != nil {
 		return "", err
 	}
-	url := "http://" + addr
-	p.ready = url + "/readyz"
+	p.ready = ready
 	s.procs = append(s.procs, p)
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
@@ -299,10 +317,10 @@ func (s *Stack) startProgram(ctx context.Context, name string, env func(addr str
 	return url, nil
 }
 
-// addr is the listen address of program name: Options.Addrs', else a free
+// addr is a listen address of program name: fixed's, else a free
 // loopback port.
-func (s *Stack) addr(name string) (string, error) {
-	if a := s.opts.Addrs[name]; a != "" {
+func (*Stack) addr(fixed map[string]string, name string) (string, error) {
+	if a := fixed[name]; a != "" {
 		return a, nil
 	}
 	return freeAddr()

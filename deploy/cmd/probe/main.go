@@ -1,7 +1,7 @@
 // Command probe is the health check copied into every image: it GETs one URL
 // and exits 0 when the answer is 2xx, 1 otherwise. Distroless images have no
 // shell or curl, so docker-compose healthchecks run it as
-// ["CMD", "/usr/local/bin/probe", "http://127.0.0.1:8081/readyz"].
+// ["CMD", "/usr/local/bin/probe", "http://127.0.0.1:9090/readyz"] (the admin port).
 package main
 
 import (

@@ -19,6 +19,7 @@ func TestRealMainRefusesABadConfiguration(t *testing.T) {
 
 func TestRealMainServesUntilCancelled(t *testing.T) {
 	t.Setenv("HTTP_ADDR", "127.0.0.1:0")
+	t.Setenv("ADMIN_ADDR", "127.0.0.1:0")
 	t.Setenv("REDIS_URL", redistest.URL(t))
 	t.Setenv("LOG_LEVEL", "error")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"os"
 
@@ -33,9 +32,10 @@ type App struct {
 	logger   *slog.Logger
 	verifier *auth.Verifier
 	handler  http.Handler
+	admin    http.Handler
 	redis    *redis.Client    // nil when rate limiting is off
 	store    *ratelimit.Store // nil when rate limiting is off
-	ln       net.Listener
+	ln       server.Listeners
 }
 
 // New wires a gateway from cfg and listens on cfg.HTTP.Addr; nothing is
@@ -88,13 +88,13 @@ func New(_ context.Context, cfg Config) (*App, error) {
 	a.handler = server.Handler(server.Options{
 		Logger:  a.logger,
 		Metrics: metrics,
-		Checks:  checks,
 		App:     h,
 		// The handler applies the body limit itself, after the rate-limit
 		// headers are set, so that a 413 carries them too.
 		MaxBodyBytes: math.MaxInt64,
 	})
-	if a.ln, err = server.Listen(cfg.HTTP.Addr); err != nil {
+	a.admin = server.AdminHandler(server.AdminOptions{Logger: a.logger, Metrics: metrics, Checks: checks})
+	if a.ln, err = server.ListenAll(cfg.HTTP, cfg.Admin); err != nil {
 		return nil, errors.Join(err, a.Close())
 	}
 	return a, nil
@@ -120,15 +120,22 @@ func (a *App) newLimits(metrics *server.Metrics) (*ratelimit.Limits, error) {
 
 // Addr is the address the gateway listens on (the port chosen when
 // HTTP_ADDR asked for port 0).
-func (a *App) Addr() string { return a.ln.Addr().String() }
+func (a *App) Addr() string { return a.ln.Public.Addr().String() }
 
-// Handler returns the gateway's handler: probes, metrics and the proxy.
+// AdminAddr is the address of the admin listener: /livez, /readyz and
+// /metrics (the port chosen when ADMIN_ADDR asked for port 0).
+func (a *App) AdminAddr() string { return a.ln.Admin.Addr().String() }
+
+// Handler returns the gateway's public handler: /livez and the proxy.
 func (a *App) Handler() http.Handler { return a.handler }
+
+// AdminHandler returns the handler of the admin listener.
+func (a *App) AdminHandler() http.Handler { return a.admin }
 
 // Run keeps the signing keys fresh, watches Redis and serves until ctx is
 // done, then drains in-flight requests within the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
-	a.logger.InfoContext(ctx, "gateway starting", "version", version.Version, "addr", a.Addr(),
+	a.logger.InfoContext(ctx, "gateway starting", "version", version.Version, "addr", a.Addr(), "admin_addr", a.AdminAddr(),
 		"routes", a.cfg.Routes.String(), "rate_limits", a.cfg.RateLimit.Enabled)
 	keysCtx, stopKeys := context.WithCancel(ctx)
 	keysDone := make(chan struct{})
@@ -144,13 +151,12 @@ func (a *App) Run(ctx context.Context) error {
 		}()
 		defer func() { stop(); <-done }()
 	}
-	srv := server.New(a.cfg.HTTP, a.handler, a.logger)
-	return server.Serve(ctx, srv, a.ln, a.cfg.HTTP.ShutdownTimeout, a.logger)
+	return a.ln.Serve(ctx, a.cfg.HTTP, a.handler, a.admin, a.logger)
 }
 
 // Close stops listening, if Run has not, and releases the Redis client.
 func (a *App) Close() error {
-	err := server.CloseListener(a.ln)
+	err := a.ln.Close()
 	if a.redis != nil {
 		if cerr := a.redis.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("close redis client: %w", cerr))

@@ -19,13 +19,14 @@ import (
 )
 
 // Defaults of the shared variables whose default differs per program.
-var Defaults = map[string]string{"HTTP_ADDR": ":8080"}
+var Defaults = map[string]string{"HTTP_ADDR": ":8080", "ADMIN_ADDR": ":9090"}
 
 // Config is the whole configuration of the gateway, read from the environment.
 type Config struct {
-	HTTP server.Config
-	Log  server.LogConfig
-	OIDC auth.Config
+	HTTP  server.Config
+	Admin server.AdminConfig
+	Log   server.LogConfig
+	OIDC  auth.Config
 	// TokenCacheSize bounds how many verified tokens are remembered (least
 	// recently used first out); 0 verifies every request's signature.
 	TokenCacheSize int         `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
@@ -71,6 +72,9 @@ func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
 // Validate reports a configuration that cannot work.
 func (c Config) Validate() error {
 	if err := c.HTTP.Validate(); err != nil {
+		return err
+	}
+	if err := c.Admin.Validate(c.HTTP.Addr); err != nil {
 		return err
 	}
 	if err := c.OIDC.Validate(); err != nil {

@@ -101,6 +101,7 @@ func (s *stack) startGateway(ctx context.Context, issuer, redisURL, limits strin
 	cfg, err := app.LoadConfig(ctx, envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR":                 "127.0.0.1:0",
 		"OIDC_ISSUER_URL":           issuer,
+		"ADMIN_ADDR":                "127.0.0.1:0",
 		"ROUTES":                    "/go/v1=" + s.upstream,
 		"REDIS_URL":                 redisURL,
 		"RATE_LIMIT_ENABLED":        limits,

@@ -73,12 +73,32 @@ func TestProbes(t *testing.T) {
 		{"readyz reports Redis", up, "/readyz", http.StatusOK, `"redis":"ok"`},
 		{"readyz is 503 when no key set was ever fetched", noKeys, "/readyz", http.StatusServiceUnavailable, `"oidc":"down: unreachable"`},
 		{"livez does not depend on the JWKS", noKeys, "/livez", http.StatusOK, `"ok"`},
+		{"metrics are served", up, "/metrics", http.StatusOK, "oidc_jwks_keys"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, body := tt.h.get(t, tt.path, "")
+		t.Run(tt.name+" on the admin listener", func(t *testing.T) {
+			resp, body := tt.h.admin(t, tt.path)
 			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
 				t.Fatalf("%s: %d %s; want %d with %s", tt.path, resp.StatusCode, body, tt.status, tt.want)
+			}
+			if strings.Contains(body, "127.0.0.1") || strings.Contains(body, "connection refused") {
+				t.Errorf("%s leaks error text: %s", tt.path, body)
+			}
+		})
+	}
+	t.Run("the public port answers livez without a token", func(t *testing.T) {
+		if resp, body := up.get(t, "/livez", ""); resp.StatusCode != http.StatusOK {
+			t.Fatalf("/livez: %d %s", resp.StatusCode, body)
+		}
+	})
+	for _, path := range []string{"/readyz", "/metrics"} {
+		t.Run("the public port does not serve "+path, func(t *testing.T) {
+			resp, body := up.get(t, path, "")
+			problemBody(t, resp, body, http.StatusUnauthorized)
+			resp, body = up.get(t, path, up.idp.Token(t, "reader"))
+			problemBody(t, resp, body, http.StatusNotFound)
+			if strings.Contains(body, "oidc") || strings.Contains(body, "gateway_") {
+				t.Fatalf("%s answered like a probe: %s", path, body)
 			}
 		})
 	}

@@ -89,12 +89,13 @@ func (u *upstream) last(t *testing.T) seen {
 // harness is a running gateway in front of two recording upstreams, with a
 // real identity provider and real Redis.
 type harness struct {
-	idp    *devidptest.IdP
-	base   string
-	search *upstream
-	jobs   *upstream
-	logs   *syncBuffer
-	stop   func() error // shuts the gateway down gracefully; later calls return nil
+	idp       *devidptest.IdP
+	base      string
+	adminBase string // the admin listener: /livez, /readyz, /metrics
+	search    *upstream
+	jobs      *upstream
+	logs      *syncBuffer
+	stop      func() error // shuts the gateway down gracefully; later calls return nil
 }
 
 // option changes the harness before the gateway starts.
@@ -131,6 +132,7 @@ func start(t testing.TB, opts ...option) *harness {
 	h := &harness{idp: devidptest.Start(t), search: newUpstream(t, "search"), jobs: newUpstream(t, "jobs"), logs: &syncBuffer{}}
 	env := map[string]string{
 		"HTTP_ADDR":             "127.0.0.1:0",
+		"ADMIN_ADDR":            "127.0.0.1:0",
 		"ROUTES":                "/search=" + h.search.srv.URL + ",/go/v1=" + h.jobs.srv.URL,
 		"REDIS_URL":             redistest.URL(t),
 		"RATE_LIMIT_KEY_PREFIX": "gwtest-" + randomHex(t),
@@ -154,7 +156,7 @@ func start(t testing.TB, opts ...option) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.base = "http://" + gw.Addr()
+	h.base, h.adminBase = "http://"+gw.Addr(), "http://"+gw.AdminAddr()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- gw.Run(ctx) }()
@@ -189,6 +191,21 @@ func (h *harness) do(t *testing.T, method, path, token string, body io.Reader, h
 		req.Header.Add(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// admin GETs path from the admin listener and returns the response with its body read.
+func (h *harness) admin(t *testing.T, path string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.Get(h.adminBase + path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestAnIdentityProviderOutageDegradesButDoesNotStopTheGateway(t *testing.T) 
 		t.Fatalf("before the outage: %d", resp.StatusCode)
 	}
 	readyz := func() (int, string) {
-		resp, body := h.get(t, "/readyz", "")
+		resp, body := h.admin(t, "/readyz")
 		return resp.StatusCode, body
 	}
 	waitFor(t, "the gateway is ready", func() bool { s, b := readyz(); return s == http.StatusOK && strings.Contains(b, `"oidc":"ok"`) })

@@ -11,7 +11,7 @@ import (
 // (a name, or a name with its labels), or "" when there is none.
 func metric(t *testing.T, h *harness, series string) string {
 	t.Helper()
-	resp, body := h.get(t, "/metrics", "")
+	resp, body := h.admin(t, "/metrics")
 	if resp.StatusCode != 200 {
 		t.Fatalf("/metrics: %d", resp.StatusCode)
 	}

@@ -208,7 +208,7 @@ func TestRedisOutage(t *testing.T) {
 	if got := metric(t, h, "gateway_ratelimit_fallback"); got != "1" {
 		t.Fatalf("fallback gauge = %s during the outage, want 1", got)
 	}
-	ready, readyBody := h.get(t, "/readyz", "")
+	ready, readyBody := h.admin(t, "/readyz")
 	if ready.StatusCode != http.StatusOK || !strings.Contains(readyBody, `"degraded"`) || !strings.Contains(readyBody, `"redis":"degraded`) {
 		t.Fatalf("/readyz during the outage: %d %s; want 200 degraded", ready.StatusCode, readyBody)
 	}
@@ -238,7 +238,7 @@ func TestLimitsOffStillRequireATokenAndSetNoHeaders(t *testing.T) {
 			t.Fatalf("with limits off: status %d, X-RateLimit-Limit %q", resp.StatusCode, resp.Header.Get("X-RateLimit-Limit"))
 		}
 	}
-	ready, readyBody := h.get(t, "/readyz", "")
+	ready, readyBody := h.admin(t, "/readyz")
 	if ready.StatusCode != http.StatusOK || strings.Contains(readyBody, "redis") {
 		t.Fatalf("/readyz with limits off: %d %s", ready.StatusCode, readyBody)
 	}

@@ -11,15 +11,18 @@ import (
 )
 
 // Listening is an app of an internal/app package: New has opened its
-// listener, whose address Addr reports.
+// listeners, whose addresses Addr (the API) and AdminAddr (the probes and
+// metrics) report.
 type Listening interface {
 	program.App
 	Addr() string
+	AdminAddr() string
 }
 
 // CheckRunsUntilCancelled runs app as cmd/<program> does and fails t unless
-// its /readyz answers 200 with every one of checks "ok", and unless Run and
-// Close end cleanly once the context is cancelled.
+// /readyz on its admin listener answers 200 with every one of checks "ok",
+// /metrics answers there, neither answers 200 on the public listener, and
+// Run and Close end cleanly once the context is cancelled.
 func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -27,7 +30,15 @@ func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 	served := make(chan error, 1)
 	go func() { served <- app.Run(ctx) }()
 
-	resp, err := http.Get("http://" + app.Addr() + "/readyz")
+	for _, path := range []string{"/readyz", "/metrics"} {
+		if status := get(t, "http://"+app.Addr()+path); status == http.StatusOK {
+			t.Errorf("the public listener answers %s: probes and metrics belong on the admin listener", path)
+		}
+	}
+	if status := get(t, "http://"+app.AdminAddr()+"/metrics"); status != http.StatusOK {
+		t.Errorf("/metrics on the admin listener = %d, want 200", status)
+	}
+	resp, err := http.Get("http://" + app.AdminAddr() + "/readyz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,4 +68,15 @@ func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 	if err := app.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}
+}
+
+// get GETs url and returns its status.
+func get(t testing.TB, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -1,6 +1,7 @@
 // Command stack runs the whole platform in the foreground on the local
 // Postgres and Redis, as `make run` does: devidp on :8090, search-admin on
-// :8081, jobs on :8082 and the gateway on :8080, each service on its own
+// :8081, jobs on :8082 and the gateway on :8080 (their probes and metrics on
+// the admin listeners :9091, :9092 and :9090), each service on its own
 // database (search_admin, jobs), created and migrated first. Ctrl-C stops
 // everything. It starts the programs with pkg/stack, the one starter of the
 // repository, which the end-to-end tests and the benchmarks use too.
@@ -66,7 +67,7 @@ func closeAll(err error, s *stack.Stack) error {
 // perProgram are the variables the stack sets for each program itself;
 // taken from this process's environment, they would give every program
 // the same address or database.
-var perProgram = []string{"HTTP_ADDR", "DATABASE_URL", "DEVIDP_ADDR"}
+var perProgram = []string{"HTTP_ADDR", "ADMIN_ADDR", "DATABASE_URL", "DEVIDP_ADDR"}
 
 // options are the stack of a local run: fixed addresses and databases
 // (each overridable by a variable), the gateway's own rate limits, and this
@@ -95,6 +96,11 @@ func options(environ []string) stack.Options {
 			stack.Jobs:        get("JOBS_ADDR", "127.0.0.1:8082"),
 			stack.Gateway:     get("GATEWAY_ADDR", "127.0.0.1:8080"),
 		},
+		AdminAddrs: map[string]string{
+			stack.SearchAdmin: get("SEARCH_ADMIN_ADMIN_ADDR", "127.0.0.1:9091"),
+			stack.Jobs:        get("JOBS_ADMIN_ADDR", "127.0.0.1:9092"),
+			stack.Gateway:     get("GATEWAY_ADMIN_ADDR", "127.0.0.1:9090"),
+		},
 		DatabaseURLs: map[string]string{
 			stack.SearchAdmin: get("SEARCH_ADMIN_DATABASE_URL", "postgres://postgres@"+pg+"/search_admin?sslmode=disable"),
 			stack.Jobs:        get("JOBS_DATABASE_URL", "postgres://postgres@"+pg+"/jobs?sslmode=disable"),
@@ -116,11 +122,13 @@ The stack is up (Ctrl-C stops it):
   search-admin  %s
   jobs          %s
   devidp        %s   (development identity provider, not for production)
+  probes and metrics (/readyz, /metrics): gateway %s, search-admin %s, jobs %s
 
 Get a token and call the API:
   TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=jobs-admin -d client_secret=jobs-admin-secret \
     %s | jq -r .access_token)
   curl -H "Authorization: Bearer $TOKEN" %s/api/v1/escolaridades
 
-`, s.GatewayURL, s.SearchAdminURL, s.JobsURL, s.AuthURL, s.TokenURL(), s.JobsBaseURL())
+`, s.GatewayURL, s.SearchAdminURL, s.JobsURL, s.AuthURL,
+		s.AdminURLs[stack.Gateway], s.AdminURLs[stack.SearchAdmin], s.AdminURLs[stack.Jobs], s.TokenURL(), s.JobsBaseURL())
 }

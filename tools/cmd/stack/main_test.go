@@ -55,12 +55,14 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	dbs := map[string]string{"SEARCH_ADMIN_DATABASE_URL": "run_search_" + suffix, "JOBS_DATABASE_URL": "run_jobs_" + suffix}
-	gateway := freeAddr(t)
+	gateway, gatewayAdmin := freeAddr(t), freeAddr(t)
 	environ := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
 		"DEVIDP_ADDR=" + freeAddr(t), "SEARCH_ADMIN_ADDR=" + freeAddr(t), "JOBS_ADDR=" + freeAddr(t), "GATEWAY_ADDR=" + gateway,
+		"SEARCH_ADMIN_ADMIN_ADDR=" + freeAddr(t), "JOBS_ADMIN_ADDR=" + freeAddr(t), "GATEWAY_ADMIN_ADDR=" + gatewayAdmin,
 		"LOG_FORMAT=json",                     // a variable of the programs, passed through
 		"HTTP_ADDR=127.0.0.1:1",               // set per program by the stack, never passed through
+		"ADMIN_ADDR=127.0.0.1:1",              // the same
 		"RATE_LIMIT_KEY_PREFIX=run-" + suffix, // the gateway's own limits, counted apart from other runs
 	}
 	for name, db := range dbs {
@@ -103,6 +105,16 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("X-RateLimit-Limit") != "60" {
 			t.Errorf("an anonymous call answered %d with limit %q, want 401 under the gateway's default of 60 a minute",
 				resp.StatusCode, resp.Header.Get("X-RateLimit-Limit"))
+		}
+	})
+	t.Run("the gateway's probes answer on its admin address", func(t *testing.T) {
+		resp, err := http.Get("http://" + gatewayAdmin + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(stdout.String(), gatewayAdmin) {
+			t.Errorf("/readyz on %s answered %d (banner names it: %v)", gatewayAdmin, resp.StatusCode, strings.Contains(stdout.String(), gatewayAdmin))
 		}
 	})
 	t.Run("the programs get the environment and their lines are labelled", func(t *testing.T) {

@@ -43,16 +43,16 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		Logger:       base.Logger,
 		Metrics:      base.Metrics,
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
-		Checks:       base.Checks,
 	})}, nil
 }
 
-// Handler is the service's whole handler: the API, /openapi.json and the probes.
+// Handler is the service's public handler: the API, /openapi.json and
+// /livez; AdminHandler serves the probes and metrics.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Run serves until ctx is done (with the base's key sweeper and signing-key
 // refresh), then drains in-flight requests within the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
-	a.Logger.InfoContext(ctx, "starting jobs", "version", version.Version, "addr", a.Addr())
+	a.Logger.InfoContext(ctx, "starting jobs", "version", version.Version, "addr", a.Addr(), "admin_addr", a.AdminAddr())
 	return a.Serve(ctx, a.handler)
 }

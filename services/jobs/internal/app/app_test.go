@@ -25,6 +25,7 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 	idp := devidptest.Start(t)
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR":       "127.0.0.1:0",
+		"ADMIN_ADDR":      "127.0.0.1:0",
 		"DATABASE_URL":    pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet),
 		"OIDC_ISSUER_URL": idp.Issuer(),
 	}))
@@ -43,6 +44,7 @@ func TestNewFailsWithoutItsDatabase(t *testing.T) {
 	t.Parallel()
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR":    "127.0.0.1:0",
+		"ADMIN_ADDR":   "127.0.0.1:0",
 		"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/no_such_database_for_jobs?sslmode=disable",
 	}))
 	if err != nil {
@@ -60,7 +62,8 @@ func TestNotReadyUntilMigrateRan(t *testing.T) {
 	idp := devidptest.Start(t)
 	dsn := pgtest.NewURL(t, fstest.MapFS{})
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
-		"HTTP_ADDR": "127.0.0.1:0", "DATABASE_URL": dsn, "OIDC_ISSUER_URL": idp.Issuer(),
+		"HTTP_ADDR":  "127.0.0.1:0",
+		"ADMIN_ADDR": "127.0.0.1:0", "DATABASE_URL": dsn, "OIDC_ISSUER_URL": idp.Issuer(),
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +76,7 @@ func TestNotReadyUntilMigrateRan(t *testing.T) {
 	defer a.Close()
 	readyz := func() (int, string) {
 		rec := httptest.NewRecorder()
-		a.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		a.AdminHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 		return rec.Code, rec.Body.String()
 	}
 	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, `"schema":"down`) {

@@ -12,6 +12,7 @@ import (
 // Defaults of the shared variables whose default differs per program.
 var Defaults = map[string]string{
 	"HTTP_ADDR":    ":8082",
+	"ADMIN_ADDR":   ":9092",
 	"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/jobs?sslmode=disable",
 }
 

@@ -57,6 +57,7 @@ func newEnvWith(t testing.TB, settings map[string]string) *env {
 	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
 	vars := map[string]string{
 		"HTTP_ADDR":               "127.0.0.1:0",
+		"ADMIN_ADDR":              "127.0.0.1:0",
 		"HTTP_MAX_BODY_BYTES":     strconv.Itoa(maxBody),
 		"DATABASE_URL":            dsn,
 		"DATABASE_MAX_OPEN_CONNS": "10",

@@ -32,13 +32,13 @@ type Options struct {
 	Logger       *slog.Logger
 	Metrics      *server.Metrics
 	MaxBodyBytes int64
-	Checks       []server.Check
 }
 
 // New returns the complete handler of the service: the API under Prefix
 // behind bearer authentication, its POSTs and PATCHes safe to retry with an
-// Idempotency-Key, /openapi.json without a token, and the shared /livez,
-// /readyz and /metrics with request ids, logs and limits.
+// Idempotency-Key, /openapi.json without a token, and the shared /livez
+// with request ids, logs and limits (the readiness checks and metrics are
+// served on the admin listener by the app).
 func New(o Options) http.Handler {
 	engine := server.NewGin()
 	engine.GET("/openapi.json", server.OpenAPI(OpenAPI))
@@ -48,7 +48,6 @@ func New(o Options) http.Handler {
 	return server.Handler(server.Options{
 		Logger:       o.Logger,
 		Metrics:      o.Metrics,
-		Checks:       o.Checks,
 		MaxBodyBytes: o.MaxBodyBytes,
 		App:          engine,
 	})

@@ -95,7 +95,7 @@ func (a *App) wire(ctx context.Context) error {
 		Reindexer: a.reindexer, Verifier: a.Verifier, Idempotency: a.Keys.Wrap,
 	})
 	a.handler = server.Handler(server.Options{
-		Logger: logger, Metrics: a.Metrics, App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Checks: a.Checks,
+		Logger: logger, Metrics: a.Metrics, App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 	})
 	return nil
 }
@@ -109,7 +109,8 @@ func leaseHolder() string {
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
-// Handler is the service's whole handler: the API, /openapi.json and the probes.
+// Handler is the service's public handler: the API, /openapi.json and
+// /livez; AdminHandler serves the probes and metrics.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // VectorIndex is the in-memory index this replica's searches read.
@@ -123,7 +124,7 @@ func (a *App) VectorSync() *catalog.VectorSync { return a.vectors }
 // sweeper and signing-key refresh), then drains in-flight requests within
 // the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
-	a.Logger.InfoContext(ctx, "starting search-admin", "version", version.Version, "addr", a.Addr(),
+	a.Logger.InfoContext(ctx, "starting search-admin", "version", version.Version, "addr", a.Addr(), "admin_addr", a.AdminAddr(),
 		"embedding_model", a.embedder.Model(), "reindex_holder", a.cfg.LeaseHolder)
 	return a.Serve(ctx, a.handler, a.reembed.Run, a.vectors.Run, a.reindexer.Run)
 }

@@ -20,6 +20,7 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 	idp := devidptest.Start(t)
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR":       "127.0.0.1:0",
+		"ADMIN_ADDR":      "127.0.0.1:0",
 		"DATABASE_URL":    pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet),
 		"OIDC_ISSUER_URL": idp.Issuer(),
 	}))
@@ -37,7 +38,8 @@ func TestRunServesOnItsAddressUntilCancelled(t *testing.T) {
 func TestNewRefusesAnUnknownEmbeddingProvider(t *testing.T) {
 	t.Parallel()
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
-		"HTTP_ADDR": "127.0.0.1:0", "EMBEDDING_PROVIDER": "crystal-ball",
+		"HTTP_ADDR":  "127.0.0.1:0",
+		"ADMIN_ADDR": "127.0.0.1:0", "EMBEDDING_PROVIDER": "crystal-ball",
 	}))
 	if err != nil {
 		t.Fatal(err)

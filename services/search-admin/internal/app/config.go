@@ -15,6 +15,7 @@ import (
 // Defaults of the shared variables whose default differs per program.
 var Defaults = map[string]string{
 	"HTTP_ADDR":    ":8081",
+	"ADMIN_ADDR":   ":9091",
 	"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable",
 }
 

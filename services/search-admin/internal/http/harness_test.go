@@ -73,6 +73,7 @@ const indexRecheck = 500 * time.Millisecond
 func testEnv(dsn string, idp *devidptest.IdP) map[string]string {
 	return map[string]string{
 		"HTTP_ADDR":                   "127.0.0.1:0",
+		"ADMIN_ADDR":                  "127.0.0.1:0",
 		"DATABASE_URL":                dsn,
 		"DATABASE_MAX_OPEN_CONNS":     "10",
 		"DATABASE_MAX_IDLE_CONNS":     "2",
