@@ -56,12 +56,12 @@ func env(s types.ServiceConfig, name string) string {
 	return ""
 }
 
-// listenPort returns the port of an HTTP_ADDR such as ":8081".
+// listenPort returns the port of a listen address such as ":8081".
 func listenPort(t *testing.T, addr string) string {
 	t.Helper()
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" {
-		t.Fatalf("HTTP_ADDR %q has no port: %v", addr, err)
+		t.Fatalf("listen address %q has no port: %v", addr, err)
 	}
 	return port
 }

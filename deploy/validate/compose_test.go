@@ -78,9 +78,18 @@ func TestComposeHealthchecks(t *testing.T) {
 			if programOf(s) == "" {
 				return
 			}
-			want := []string{"CMD", "/usr/local/bin/probe", fmt.Sprintf("http://127.0.0.1:%s/readyz", listenPort(t, env(s, "HTTP_ADDR")))}
+			admin := listenPort(t, env(s, "ADMIN_ADDR"))
+			want := []string{"CMD", "/usr/local/bin/probe", fmt.Sprintf("http://127.0.0.1:%s/readyz", admin)}
 			if !slices.Equal(hc.Test, want) {
-				t.Errorf("healthcheck %q, want %q", hc.Test, want)
+				t.Errorf("healthcheck %q, want %q: readiness is on the admin listener", hc.Test, want)
+			}
+			if admin == listenPort(t, env(s, "HTTP_ADDR")) {
+				t.Errorf("ADMIN_ADDR and HTTP_ADDR share port %s", admin)
+			}
+			for _, p := range s.Ports {
+				if fmt.Sprint(p.Target) == admin {
+					t.Errorf("the admin port %s is published: probes and metrics stay inside", admin)
+				}
 			}
 		})
 	}

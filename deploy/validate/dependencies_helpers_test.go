@@ -62,6 +62,10 @@ type dependencies struct {
 				TrustedProxies string            `json:"trustedProxies"`
 			} `json:"controller"`
 		} `json:"edge"`
+		Monitoring struct {
+			Namespace   string            `json:"namespace"`
+			PodSelector map[string]string `json:"podSelector"`
+		} `json:"monitoring"`
 		DNS struct {
 			Namespace     string            `json:"namespace"`
 			PodSelector   map[string]string `json:"podSelector"`

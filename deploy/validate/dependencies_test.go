@@ -190,8 +190,9 @@ func TestEveryNeighbourIsWhatDependenciesNames(t *testing.T) {
 				t.Errorf("TRUSTED_PROXIES %q, dependencies.yaml says %q", got, edge.Controller.TrustedProxies)
 			}
 			for _, cidr := range strings.Split(edge.Controller.TrustedProxies, ",") {
-				if p, err := netip.ParsePrefix(cidr); err != nil || !p.Addr().IsPrivate() || p.Bits() <= 8 {
-					t.Errorf("trusted proxy range %q is not a private range narrower than a /8: name the controller's pods only", cidr)
+				p, err := netip.ParsePrefix(cidr)
+				if err != nil || !p.Addr().IsPrivate() || p.Bits() < narrowest(p) {
+					t.Errorf("trusted proxy range %q is not a private range of /%d or narrower: name the controller's pods only, never the pod network", cidr, narrowest(p))
 				}
 			}
 			route := find[gatewayv1.HTTPRoute](t, objs, "gateway")
@@ -245,4 +246,14 @@ func initContainer(t *testing.T, spec corev1.PodSpec, name string) corev1.Contai
 	}
 	t.Fatalf("no init container %q", name)
 	return corev1.Container{}
+}
+
+// narrowest is the widest prefix length a trusted-proxy range may have: a
+// /24 of IPv4, a /64 of IPv6, room for an edge controller's pods and no
+// more.
+func narrowest(p netip.Prefix) int {
+	if p.Addr().Is6() {
+		return 64
+	}
+	return 24
 }

@@ -90,19 +90,30 @@ func TestServersProbeTheirHealthEndpoints(t *testing.T) {
 	for _, overlay := range overlayNames {
 		objs := mustRender(t, overlay)
 		for name, port := range programs {
-			t.Run(fmt.Sprintf("%s %s probes /livez and /readyz on port %d", overlay, name, port), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s %s probes /livez and /readyz on its admin port %d", overlay, name, adminPort), func(t *testing.T) {
 				t.Parallel()
 				d := find[appsv1.Deployment](t, objs, name)
 				c := d.Spec.Template.Spec.Containers[0]
 				if got := namedPort(c, "http"); got != port {
 					t.Fatalf("container port http = %d, want %d", got, port)
 				}
-				if addr := configMap(t, objs, name).Data["HTTP_ADDR"]; addr != fmt.Sprintf(":%d", port) {
+				if got := namedPort(c, "admin"); got != adminPort {
+					t.Fatalf("container port admin = %d, want %d", got, adminPort)
+				}
+				cm := configMap(t, objs, name).Data
+				if addr := cm["HTTP_ADDR"]; addr != fmt.Sprintf(":%d", port) {
 					t.Errorf("HTTP_ADDR = %q, want :%d", addr, port)
+				}
+				if addr := cm["ADMIN_ADDR"]; addr != fmt.Sprintf(":%d", adminPort) {
+					t.Errorf("ADMIN_ADDR = %q, want :%d", addr, adminPort)
 				}
 				checkProbe(t, "liveness", c.LivenessProbe, "/livez")
 				checkProbe(t, "readiness", c.ReadinessProbe, "/readyz")
 				checkProbe(t, "startup", c.StartupProbe, "/livez")
+				ann := d.Spec.Template.Annotations
+				if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/port"] != fmt.Sprint(adminPort) || ann["prometheus.io/path"] != "/metrics" {
+					t.Errorf("scrape annotations %v, want /metrics on the admin port %d", ann, adminPort)
+				}
 			})
 		}
 	}
@@ -117,14 +128,17 @@ func namedPort(c corev1.Container, name string) int32 {
 	return 0
 }
 
+// adminPort is every server's ADMIN_ADDR port: probes and Prometheus only.
+const adminPort = 9090
+
 func checkProbe(t *testing.T, kind string, p *corev1.Probe, path string) {
 	t.Helper()
 	if p == nil || p.HTTPGet == nil {
 		t.Errorf("no %s HTTP probe", kind)
 		return
 	}
-	if p.HTTPGet.Path != path || p.HTTPGet.Port.StrVal != "http" {
-		t.Errorf("%s probe GETs %s on port %s, want %s on http", kind, p.HTTPGet.Path, p.HTTPGet.Port.String(), path)
+	if p.HTTPGet.Path != path || p.HTTPGet.Port.StrVal != "admin" {
+		t.Errorf("%s probe GETs %s on port %s, want %s on admin", kind, p.HTTPGet.Path, p.HTTPGet.Port.String(), path)
 	}
 }
 

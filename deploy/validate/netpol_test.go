@@ -65,6 +65,7 @@ func TestNetworkPoliciesAllowOnlyTheIntendedFlows(t *testing.T) {
 		stray := outside(ns, map[string]string{"app": "debug-shell"})
 		retiredIngress := outside("ingress-nginx", map[string]string{"app.kubernetes.io/name": "ingress-nginx"})
 		strayAddress := kube.Address("203.0.113.7")
+		prometheus := outside(deps.Spec.Monitoring.Namespace, deps.Spec.Monitoring.PodSelector)
 
 		tests := []struct {
 			name     string
@@ -73,6 +74,13 @@ func TestNetworkPoliciesAllowOnlyTheIntendedFlows(t *testing.T) {
 			want     bool
 		}{
 			{"the edge controller reaches the gateway", edge, gateway, 8080, true},
+			{"the edge controller cannot reach the gateway's probes and metrics", edge, gateway, adminPort, false},
+			{"prometheus scrapes the gateway's admin port", prometheus, gateway, adminPort, true},
+			{"prometheus scrapes search-admin's admin port", prometheus, search, adminPort, true},
+			{"prometheus scrapes jobs' admin port", prometheus, jobs, adminPort, true},
+			{"prometheus cannot call the gateway's API port", prometheus, gateway, 8080, false},
+			{"prometheus cannot call search-admin's API port", prometheus, search, 8081, false},
+			{"a stray pod in the namespace cannot read the gateway's metrics", stray, gateway, adminPort, false},
 			{"the gateway reaches search-admin", gateway, search, 8081, true},
 			{"the gateway reaches jobs", gateway, jobs, 8082, true},
 			{"the gateway reaches redis", gateway, redis, deps.Spec.Redis.Port, true},
