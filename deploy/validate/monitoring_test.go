@@ -242,8 +242,8 @@ func TestMonitoringNamesOnlySeriesTheProgramsExport(t *testing.T) {
 	s := stack.StartT(t, stack.Options{RateLimitUnauthenticated: "2-M"})
 	exercise(t, s)
 	e := &exported{samples: map[string]map[string]bool{}, families: map[string]dto.MetricType{}}
-	for _, url := range []string{s.GatewayURL, s.JobsURL, s.SearchAdminURL} {
-		e.scrape(t, url)
+	for _, name := range []string{stack.Gateway, stack.Jobs, stack.SearchAdmin} {
+		e.scrape(t, s.AdminURLs[name]) // Prometheus scrapes the admin listener
 	}
 	t.Run("the scrape holds what the alerts need", func(t *testing.T) {
 		// Guards the check itself: were the scrape empty, every
