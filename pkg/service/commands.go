@@ -2,9 +2,13 @@ package service
 
 import (
 	"context"
+	"log/slog"
+
+	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/program"
+	"github.com/municipal-apis/platform/pkg/server"
 )
 
 // Configured is a service's app.Config: it embeds Config.
@@ -18,10 +22,28 @@ type Configured interface {
 func Commands[C Configured, A program.App](ctx context.Context, args []string, cfg C,
 	newApp func(context.Context, C) (A, error), sets []pg.Set) error {
 	shared := cfg.Shared()
+	if shared.Logger == nil {
+		shared.Logger = slog.Default()
+	}
 	return program.Commands(ctx, args, map[string]program.RunFunc{
 		"serve": func(ctx context.Context, _ []string) error { return program.Serve(ctx, newApp, cfg) },
 		"migrate": func(ctx context.Context, args []string) error {
 			return pg.MigrateCommand(ctx, shared.DB, shared.Logger, args, sets...)
 		},
 	})
+}
+
+// Main is the whole of a service's command: it reads the configuration
+// from env with load, makes a logger of its Log settings the process
+// default, and runs the subcommand args names (see Commands). The served
+// app builds the same logger from the same settings.
+func Main[C Configured, A program.App](ctx context.Context, args []string, env envconfig.Lookuper,
+	load func(context.Context, envconfig.Lookuper) (C, error),
+	newApp func(context.Context, C) (A, error), sets []pg.Set) error {
+	cfg, err := load(ctx, env)
+	if err != nil {
+		return err
+	}
+	server.DefaultLogger(cfg.Shared().Log)
+	return Commands(ctx, args, cfg, newApp, sets)
 }

@@ -14,23 +14,12 @@ import (
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/program"
-	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/service"
 	"github.com/municipal-apis/platform/services/jobs/internal/app"
 )
 
 func main() {
 	program.Main("jobs", func(ctx context.Context, args []string) error {
-		return realMain(ctx, args, envconfig.OsLookuper())
+		return service.Main(ctx, args, envconfig.OsLookuper(), app.LoadConfig, app.New, app.MigrationSets)
 	})
-}
-
-// realMain reads the configuration from env and runs the subcommand named in args.
-func realMain(ctx context.Context, args []string, env envconfig.Lookuper) error {
-	cfg, err := app.LoadConfig(ctx, env)
-	if err != nil {
-		return err
-	}
-	cfg.Logger = server.DefaultLogger(cfg.Log)
-	return service.Commands(ctx, args, cfg, app.New, app.MigrationSets)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/service"
+	"github.com/municipal-apis/platform/services/jobs/internal/app"
 )
 
 func TestMigrateAppliesTheServiceAndIdempotencySets(t *testing.T) {
@@ -18,7 +20,7 @@ func TestMigrateAppliesTheServiceAndIdempotencySets(t *testing.T) {
 		"DATABASE_URL": dsn, "DATABASE_MAX_OPEN_CONNS": "2", "DATABASE_MAX_IDLE_CONNS": "1", "LOG_LEVEL": "error",
 	})
 	for range 2 { // a second run finds nothing to do
-		if err := realMain(context.Background(), []string{"migrate"}, env); err != nil {
+		if err := service.Main(context.Background(), []string{"migrate"}, env, app.LoadConfig, app.New, app.MigrationSets); err != nil {
 			t.Fatal(err)
 		}
 	}
