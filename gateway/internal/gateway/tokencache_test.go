@@ -220,3 +220,30 @@ func TestTokenCacheOff(t *testing.T) {
 		t.Fatalf("with the cache off the verifier ran %d times, want 3", n)
 	}
 }
+
+// BenchmarkTokenCacheHit measures the cache on the gateway's hot path: a
+// client reusing its token, many goroutines at once.
+func BenchmarkTokenCacheHit(b *testing.B) {
+	idp := devidptest.Start(b)
+	v, err := auth.NewVerifier(idp.VerifierConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := newTokenCache(v, 10000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bearer(idp.Token(b, "reader"))
+	if _, err := c.Authenticate(r); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, ok := c.Cached(r); !ok {
+				b.Error("miss")
+				return
+			}
+		}
+	})
+}
