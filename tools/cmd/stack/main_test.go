@@ -37,15 +37,20 @@ func (b *syncBuffer) String() string {
 	return b.sb.String()
 }
 
-// freeAddr returns a loopback address nobody listens on now.
-func freeAddr(t *testing.T) string {
+// freeAddrs returns n distinct loopback addresses nobody listens on now:
+// each is held until all are chosen, so none is handed out twice.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addrs := make([]string, n)
+	for i := range addrs {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		addrs[i] = ln.Addr().String()
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addrs
 }
 
 func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testing.T) {
@@ -55,11 +60,12 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	dbs := map[string]string{"SEARCH_ADMIN_DATABASE_URL": "run_search_" + suffix, "JOBS_DATABASE_URL": "run_jobs_" + suffix}
-	gateway, gatewayAdmin := freeAddr(t), freeAddr(t)
+	addrs := freeAddrs(t, 7)
+	gateway, gatewayAdmin := addrs[0], addrs[1]
 	environ := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"DEVIDP_ADDR=" + freeAddr(t), "SEARCH_ADMIN_ADDR=" + freeAddr(t), "JOBS_ADDR=" + freeAddr(t), "GATEWAY_ADDR=" + gateway,
-		"SEARCH_ADMIN_ADMIN_ADDR=" + freeAddr(t), "JOBS_ADMIN_ADDR=" + freeAddr(t), "GATEWAY_ADMIN_ADDR=" + gatewayAdmin,
+		"DEVIDP_ADDR=" + addrs[2], "SEARCH_ADMIN_ADDR=" + addrs[3], "JOBS_ADDR=" + addrs[4], "GATEWAY_ADDR=" + gateway,
+		"SEARCH_ADMIN_ADMIN_ADDR=" + addrs[5], "JOBS_ADMIN_ADDR=" + addrs[6], "GATEWAY_ADMIN_ADDR=" + gatewayAdmin,
 		"LOG_FORMAT=json",                     // a variable of the programs, passed through
 		"HTTP_ADDR=127.0.0.1:1",               // set per program by the stack, never passed through
 		"ADMIN_ADDR=127.0.0.1:1",              // the same
