@@ -248,7 +248,7 @@ func TestMonitoringNamesOnlySeriesTheProgramsExport(t *testing.T) {
 	t.Run("the scrape holds what the alerts need", func(t *testing.T) {
 		// Guards the check itself: were the scrape empty, every
 		// expression would fail, but were it parsed wrongly these would.
-		for _, name := range []string{"http_requests_total", "http_request_duration_seconds_bucket", "gateway_ratelimit_rejections_total", "go_sql_in_use_connections", "oidc_jwks_stale"} {
+		for _, name := range []string{"http_requests_total", "http_request_duration_seconds_bucket", "gateway_ratelimit_rejections_total", "go_sql_in_use_connections", "oidc_jwks_stale", "search_embeddings_pending", "search_reindex_last_progress_timestamp_seconds"} {
 			if _, ok := e.samples[name]; !ok {
 				t.Errorf("no %s in the scrape", name)
 			}

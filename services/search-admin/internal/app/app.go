@@ -41,6 +41,7 @@ type App struct {
 	vectors   *catalog.VectorSync
 	reembed   *catalog.Reembedder
 	reindexer *catalog.Reindexer
+	backlog   *catalog.BacklogMetrics
 	handler   http.Handler
 }
 
@@ -83,6 +84,11 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	a.reembed = catalog.NewReembedder(store, schemas, a.embedder, cfg.Reembed, logger)
 	a.reindexer = catalog.NewReindexer(store, schemas, a.embedder, cfg.Reindex, cfg.LeaseHolder, logger)
+	backlog, err := catalog.NewBacklogMetrics(store, schemas, a.Metrics.Registry, logger)
+	if err != nil {
+		return err
+	}
+	a.backlog = backlog
 	words, err := lexicon.Default()
 	if err != nil {
 		return err
@@ -119,12 +125,12 @@ func (a *App) VectorIndex() *catalog.VectorIndex { return a.index }
 // VectorSync keeps VectorIndex in step with the database.
 func (a *App) VectorSync() *catalog.VectorSync { return a.vectors }
 
-// Run serves until ctx is done, with the re-embed worker, the vector sync
-// and the re-indexing runner running meanwhile (beside the base's key
-// sweeper and signing-key refresh), then drains in-flight requests within
+// Run serves until ctx is done, with the re-embed worker, the vector sync,
+// the re-indexing runner and the backlog gauges running meanwhile (beside
+// the base's key sweeper and signing-key refresh), then drains in-flight requests within
 // the shutdown timeout.
 func (a *App) Run(ctx context.Context) error {
 	a.Logger.InfoContext(ctx, "starting search-admin", "version", version.Version, "addr", a.Addr(), "admin_addr", a.AdminAddr(),
 		"embedding_model", a.embedder.Model(), "reindex_holder", a.cfg.LeaseHolder)
-	return a.Serve(ctx, a.handler, a.reembed.Run, a.vectors.Run, a.reindexer.Run)
+	return a.Serve(ctx, a.handler, a.reembed.Run, a.vectors.Run, a.reindexer.Run, a.backlog.Run)
 }

@@ -78,7 +78,7 @@ WITH lease AS (
     UPDATE search_migrations r SET cursor_id = COALESCE(@cursor::uuid, r.cursor_id),
         processed = (SELECT count(*) FROM servicos WHERE id <= COALESCE(@cursor::uuid, r.cursor_id)),
         total = (SELECT count(*) FROM servicos),
-        lease_expires_at = now() + make_interval(secs => @lease), updated_at = now()
+        lease_expires_at = now() + make_interval(secs => @lease), updated_at = now(), progressed_at = now()
     FROM lease WHERE r.id = lease.id
     RETURNING 1
 )
