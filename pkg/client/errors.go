@@ -24,13 +24,15 @@ type FieldError struct {
 // Error is an answer with status 400 or above, decoded from its RFC 9457
 // problem body when it has one.
 type Error struct {
-	Status    int          `json:"status"`
-	Type      string       `json:"type"`
-	Title     string       `json:"title"`
-	Detail    string       `json:"detail"`
-	Instance  string       `json:"instance"`
-	RequestID string       `json:"request_id"`
-	Errors    []FieldError `json:"errors"`
+	Status    int    `json:"status"`
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Detail    string `json:"detail"`
+	Instance  string `json:"instance"`
+	RequestID string `json:"request_id"`
+	// TraceID is the request's trace when the platform traces it.
+	TraceID string       `json:"trace_id,omitempty"`
+	Errors  []FieldError `json:"errors"`
 	// Method and Path name the request that failed.
 	Method, Path string `json:"-"`
 	// RateLimit is what the answer said about the caller's rate limit.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -34,6 +35,10 @@ type Config struct {
 	// DeadPeer bounds how long a half-open connection or a stopped client
 	// can go unnoticed.
 	DeadPeer DeadPeer
+	// Tracer, when set, gives every statement run inside a span (a
+	// request's, a worker's run) a client span of its own (Tracer); it is
+	// not read from the environment.
+	Tracer trace.TracerProvider
 }
 
 // Validate reports a configuration that cannot work.
@@ -59,6 +64,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 	}
 	if _, set := cc.RuntimeParams["statement_timeout"]; !set && cfg.StatementTimeout > 0 {
 		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(cfg.StatementTimeout.Milliseconds(), 1), 10)
+	}
+	if cfg.Tracer != nil {
+		cc.Tracer = Tracer(cfg.Tracer)
 	}
 	pool := stdlib.OpenDB(*cc)
 	db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/municipal-apis/platform/pkg/requestid"
 )
@@ -20,13 +21,15 @@ const TypeBase = "urn:municipal:problem:"
 
 // Body is the RFC 9457 problem document of every error response.
 type Body struct {
-	Type      string       `json:"type"`
-	Title     string       `json:"title"`
-	Status    int          `json:"status"`
-	Detail    string       `json:"detail,omitempty"`
-	Instance  string       `json:"instance"`
-	RequestID string       `json:"request_id"`
-	Errors    []FieldError `json:"errors,omitempty"`
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail,omitempty"`
+	Instance  string `json:"instance"`
+	RequestID string `json:"request_id"`
+	// TraceID is the W3C trace id of the request when it is traced.
+	TraceID string       `json:"trace_id,omitempty"`
+	Errors  []FieldError `json:"errors,omitempty"`
 }
 
 // BodyOf builds the problem document of err for request r. Causes of 5xx
@@ -45,9 +48,18 @@ func BodyOf(r *http.Request, err error) Body {
 		Detail:    detail,
 		Instance:  r.URL.Path,
 		RequestID: requestid.From(r.Context()),
+		TraceID:   traceID(r.Context()),
 		Errors:    pe.Fields,
 	}
 	return b
+}
+
+// traceID is the hex trace id of ctx's span, or "" when it has none.
+func traceID(ctx context.Context) string {
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		return sc.TraceID().String()
+	}
+	return ""
 }
 
 // Write renders err as a problem response. 5xx causes are logged with the

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
@@ -13,6 +15,9 @@ type Options struct {
 	Metrics      *Metrics
 	MaxBodyBytes int64
 	App          http.Handler
+	// Tracer, when set, gives every request but /livez a server span
+	// (Trace); nil adds nothing.
+	Tracer trace.TracerProvider
 }
 
 // AdminOptions are what a program's admin listener (ADMIN_ADDR) serves: its
@@ -32,8 +37,8 @@ const (
 )
 
 // Handler returns the public handler of a program: /livez beside App, all
-// behind request ids, access logs, metrics, panic recovery and the body
-// limit. /readyz and /metrics are not here but on AdminHandler, so what the
+// behind request ids, server spans (when o.Tracer is set), access logs,
+// metrics, panic recovery and the body limit. /readyz and /metrics are not here but on AdminHandler, so what the
 // internet reaches never tells the state of a dependency. Paths are matched
 // exactly and never cleaned or redirected, so App sees the request path as
 // the client sent it.
@@ -48,6 +53,7 @@ func Handler(o Options) http.Handler {
 	})
 	return Chain(root,
 		RequestID,
+		Trace(o.Tracer),
 		UseLogger(o.Logger),
 		AccessLog(o.Logger, PathLivez),
 		o.Metrics.Middleware,

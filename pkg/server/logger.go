@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/municipal-apis/platform/pkg/requestid"
 )
 
@@ -17,7 +19,7 @@ type LogConfig struct {
 }
 
 // NewLogger builds a slog logger writing JSON (or text) to w that adds the
-// request id of the context to every record.
+// request id and the trace id of the context to every record.
 func NewLogger(w io.Writer, cfg LogConfig) *slog.Logger {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.Level)); err != nil {
@@ -31,12 +33,16 @@ func NewLogger(w io.Writer, cfg LogConfig) *slog.Logger {
 	return slog.New(contextHandler{h})
 }
 
-// contextHandler adds request_id from the record's context.
+// contextHandler adds request_id and trace_id (when the request is traced)
+// from the record's context.
 type contextHandler struct{ slog.Handler }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := requestid.From(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/telemetry"
 )
 
 // Config is the part of a service's configuration every service shares;
@@ -33,6 +34,7 @@ type Config struct {
 	Log         server.LogConfig
 	OIDC        auth.Config
 	Idempotency idempotency.Config
+	Tracing     telemetry.Config
 
 	// Logger receives the service's logs; it is not read from the
 	// environment. Nil means a logger of Log on standard error.
@@ -41,7 +43,7 @@ type Config struct {
 
 // Validate reports shared settings that cannot work.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.Admin.Validate(c.HTTP.Addr), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate())
+	return errors.Join(c.HTTP.Validate(), c.Admin.Validate(c.HTTP.Addr), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate(), c.Tracing.Validate())
 }
 
 // Shared returns c; through embedding, every service's app.Config has it.
@@ -57,6 +59,9 @@ type Base struct {
 	// Metrics is the service's registry, the verifier's and the pool's
 	// collectors in it.
 	Metrics *server.Metrics
+	// Tracing is the service's tracing; its Provider is nil when off. The
+	// database's statements are traced through it.
+	Tracing *telemetry.Tracing
 	// Checks are the readiness checks every service has: postgres, schema
 	// (the database is migrated as far as sets) and oidc; the admin
 	// listener serves them.
@@ -75,8 +80,13 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	if b.Logger == nil {
 		b.Logger = server.NewLogger(os.Stderr, cfg.Log)
 	}
-	if b.DB, err = pg.Open(ctx, cfg.DB, b.Logger); err != nil {
+	if b.Tracing, err = telemetry.New(ctx, cfg.Tracing, b.Logger); err != nil {
 		return nil, err
+	}
+	db := cfg.DB
+	db.Tracer = b.Tracing.Provider
+	if b.DB, err = pg.Open(ctx, db, b.Logger); err != nil {
+		return nil, errors.Join(err, b.Tracing.Shutdown())
 	}
 	defer func() {
 		if err != nil {
@@ -149,7 +159,8 @@ func (b *Base) Serve(ctx context.Context, h http.Handler, work ...func(context.C
 	return g.Wait()
 }
 
-// Close stops listening, if Serve has not, and closes the database pool.
+// Close stops listening, if Serve has not, closes the database pool and
+// flushes the spans not yet exported.
 func (b *Base) Close() error {
-	return errors.Join(b.ln.Close(), pg.Close(b.DB))
+	return errors.Join(b.ln.Close(), pg.Close(b.DB), b.Tracing.Shutdown())
 }

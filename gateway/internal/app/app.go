@@ -22,6 +22,7 @@ import (
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/telemetry"
 	"github.com/municipal-apis/platform/pkg/version"
 )
 
@@ -35,17 +36,28 @@ type App struct {
 	admin    http.Handler
 	redis    *redis.Client    // nil when rate limiting is off
 	store    *ratelimit.Store // nil when rate limiting is off
+	tracing  *telemetry.Tracing
 	ln       server.Listeners
 }
 
 // New wires a gateway from cfg and listens on cfg.HTTP.Addr; nothing is
 // served until Run. It contacts neither Redis nor the identity provider:
 // both may come up later.
-func New(_ context.Context, cfg Config) (*App, error) {
+func New(ctx context.Context, cfg Config) (_ *App, err error) {
 	a := &App{cfg: cfg, logger: cfg.Logger}
 	if a.logger == nil {
 		a.logger = server.NewLogger(os.Stderr, cfg.Log)
 	}
+	tracing, err := telemetry.New(ctx, cfg.Tracing, a.logger)
+	if err != nil {
+		return nil, err
+	}
+	a.tracing = tracing
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, a.Close())
+		}
+	}()
 	oidc := cfg.OIDC
 	oidc.Logger = a.logger
 	verifier, err := auth.NewVerifier(oidc)
@@ -81,6 +93,7 @@ func New(_ context.Context, cfg Config) (*App, error) {
 		ClientIP:       clientip.Policy{Proxies: cfg.TrustedProxies, Hops: cfg.TrustedProxyHops},
 		MaxBodyBytes:   cfg.HTTP.MaxBodyBytes,
 		Logger:         a.logger,
+		Tracer:         tracing.Provider,
 	})
 	if err != nil {
 		return nil, err
@@ -92,10 +105,11 @@ func New(_ context.Context, cfg Config) (*App, error) {
 		// The handler applies the body limit itself, after the rate-limit
 		// headers are set, so that a 413 carries them too.
 		MaxBodyBytes: math.MaxInt64,
+		Tracer:       tracing.Provider,
 	})
 	a.admin = server.AdminHandler(server.AdminOptions{Logger: a.logger, Metrics: metrics, Checks: checks})
 	if a.ln, err = server.ListenAll(cfg.HTTP, cfg.Admin); err != nil {
-		return nil, errors.Join(err, a.Close())
+		return nil, err
 	}
 	return a, nil
 }
@@ -112,6 +126,9 @@ func (a *App) newLimits(metrics *server.Metrics) (*ratelimit.Limits, error) {
 		return nil, err
 	}
 	if a.redis, err = ratelimit.NewRedisClient(rl.RedisURL, rl.RedisTimeout); err != nil {
+		return nil, err
+	}
+	if err := ratelimit.TraceRedis(a.redis, a.tracing.Provider); err != nil {
 		return nil, err
 	}
 	a.store = ratelimit.NewStore(a.redis, rl.KeyPrefix, a.logger, m)
@@ -154,7 +171,8 @@ func (a *App) Run(ctx context.Context) error {
 	return a.ln.Serve(ctx, a.cfg.HTTP, a.handler, a.admin, a.logger)
 }
 
-// Close stops listening, if Run has not, and releases the Redis client.
+// Close stops listening, if Run has not, releases the Redis client and
+// flushes the spans not yet exported.
 func (a *App) Close() error {
 	err := a.ln.Close()
 	if a.redis != nil {
@@ -162,5 +180,5 @@ func (a *App) Close() error {
 			err = errors.Join(err, fmt.Errorf("close redis client: %w", cerr))
 		}
 	}
-	return err
+	return errors.Join(err, a.tracing.Shutdown())
 }

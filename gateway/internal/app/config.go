@@ -16,10 +16,11 @@ import (
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/telemetry"
 )
 
 // Defaults of the shared variables whose default differs per program.
-var Defaults = map[string]string{"HTTP_ADDR": ":8080", "ADMIN_ADDR": ":9090"}
+var Defaults = map[string]string{"HTTP_ADDR": ":8080", "ADMIN_ADDR": ":9090", "OTEL_SERVICE_NAME": "gateway"}
 
 // Config is the whole configuration of the gateway, read from the environment.
 type Config struct {
@@ -33,6 +34,7 @@ type Config struct {
 	Routes         route.Table `env:"ROUTES, default=/search=http://127.0.0.1:8081,/go/v1=http://127.0.0.1:8082"`
 	Upstream       proxy.Config
 	RateLimit      RateLimitConfig
+	Tracing        telemetry.Config
 	TrustedProxies clientip.Trusted `env:"TRUSTED_PROXIES"`
 	// TrustedProxyHops, when positive, is how many proxies append to
 	// X-Forwarded-For in front of the gateway; the client is that many
@@ -78,6 +80,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.OIDC.Validate(); err != nil {
+		return err
+	}
+	if err := c.Tracing.Validate(); err != nil {
 		return err
 	}
 	rl := c.RateLimit

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/municipal-apis/platform/gateway/internal/clientip"
 	"github.com/municipal-apis/platform/gateway/internal/proxy"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
@@ -28,6 +30,9 @@ type Options struct {
 	ClientIP       clientip.Policy   // whose X-Forwarded-For names the client
 	MaxBodyBytes   int64
 	Logger         *slog.Logger
+	// Tracer, when set, gives every upstream call a client span; nil
+	// adds nothing.
+	Tracer trace.TracerProvider
 }
 
 // New returns the handler of every request that is not a probe: admit
@@ -46,7 +51,7 @@ func New(o Options) (http.Handler, error) {
 		maxBody:   o.MaxBodyBytes,
 	}
 	for _, rt := range o.Routes {
-		h.upstreams[rt.Prefix] = proxy.New(rt, o.Upstream, o.Metrics, o.Logger)
+		h.upstreams[rt.Prefix] = proxy.New(rt, o.Upstream, o.Metrics, o.Logger, o.Tracer)
 	}
 	return h, nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/municipal-apis/platform/gateway/internal/app"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
@@ -98,26 +99,38 @@ type harness struct {
 	stop      func() error // shuts the gateway down gracefully; later calls return nil
 }
 
+// setup is what the options change before the gateway starts.
+type setup struct {
+	env    map[string]string
+	ac     *auth.Config
+	tracer trace.TracerProvider
+}
+
 // option changes the harness before the gateway starts.
-type option func(env map[string]string, ac *auth.Config)
+type option func(*setup)
 
 func withEnv(kv ...string) option {
-	return func(env map[string]string, _ *auth.Config) {
+	return func(s *setup) {
 		for i := 0; i+1 < len(kv); i += 2 {
-			env[kv[i]] = kv[i+1]
+			s.env[kv[i]] = kv[i+1]
 		}
 	}
 }
 
 // withRoute adds a route to the default table.
 func withRoute(prefix, upstreamURL string) option {
-	return func(env map[string]string, _ *auth.Config) {
-		env["ROUTES"] += "," + prefix + "=" + upstreamURL
+	return func(s *setup) {
+		s.env["ROUTES"] += "," + prefix + "=" + upstreamURL
 	}
 }
 
 func withAuth(f func(*auth.Config)) option {
-	return func(_ map[string]string, ac *auth.Config) { f(ac) }
+	return func(s *setup) { f(s.ac) }
+}
+
+// withTracer traces the gateway through tp.
+func withTracer(tp trace.TracerProvider) option {
+	return func(s *setup) { s.tracer = tp }
 }
 
 // quietRedis keeps go-redis's dial complaints about stopped test servers out of the test output.
@@ -140,13 +153,15 @@ func start(t testing.TB, opts ...option) *harness {
 		"HTTP_SHUTDOWN_TIMEOUT": "5s",
 	}
 	ac := h.idp.VerifierConfig()
+	set := setup{env: env, ac: &ac}
 	for _, o := range opts {
-		o(env, &ac)
+		o(&set)
 	}
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(env))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Tracing.Provider = set.tracer
 	cfg.Logger = slog.New(slog.NewJSONHandler(h.logs, nil))
 	if _, ok := t.(*testing.B); ok {
 		cfg.Logger = slog.New(slog.DiscardHandler) // a growing log would make the benchmark measure the GC

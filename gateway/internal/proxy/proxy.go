@@ -7,6 +7,8 @@ import (
 	"net/http/httputil"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/municipal-apis/platform/gateway/internal/route"
 	"github.com/municipal-apis/platform/pkg/server"
 )
@@ -30,12 +32,18 @@ type Upstream struct {
 }
 
 // New builds the proxy of r with its own Transport tuned by cfg; logger
-// receives the proxy's own complaints, such as a body copy cut short.
-func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger) *Upstream {
+// receives the proxy's own complaints, such as a body copy cut short. tp,
+// when set, gives every upstream call a client span and sends its context
+// upstream; nil adds nothing to the call.
+func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger, tp trace.TracerProvider) *Upstream {
 	u := &Upstream{route: r, metrics: m}
+	var transport http.RoundTripper = newTransport(cfg)
+	if tp != nil {
+		transport = newTracingTransport(transport, tp, r.Prefix, r.Upstream.Scheme, r.Upstream.Host)
+	}
 	u.proxy = &httputil.ReverseProxy{
 		Rewrite:        u.rewrite,
-		Transport:      newTransport(cfg),
+		Transport:      transport,
 		ModifyResponse: u.modifyResponse,
 		ErrorHandler:   u.fail,
 		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),

@@ -6,7 +6,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/municipal-apis/platform/pkg/telemetry"
 )
 
 // NewRedisClient opens a client for rawURL (redis:// or rediss://) whose
@@ -26,6 +30,25 @@ func NewRedisClient(rawURL string, timeout time.Duration) (*redis.Client, error)
 	opts.DialerRetries = 1
 	opts.DisableIdentity = true
 	return redis.NewClient(opts), nil
+}
+
+// TraceRedis gives every command client sends for a request a client span
+// through tp (db.system redis, the command's name) without its arguments,
+// which hold client ids and addresses; the probes and dials of the watcher
+// make no trace. A nil tp adds nothing.
+func TraceRedis(client *redis.Client, tp trace.TracerProvider) error {
+	if tp == nil {
+		return nil
+	}
+	err := redisotel.InstrumentTracing(client,
+		redisotel.WithTracerProvider(telemetry.ChildSpansOnly(tp)),
+		redisotel.WithDBStatement(false),
+		redisotel.WithCallerEnabled(false),
+	)
+	if err != nil {
+		return fmt.Errorf("trace redis: %w", err)
+	}
+	return nil
 }
 
 // LogRedisTo sends go-redis's own messages (pool and dial failures, which the

@@ -43,6 +43,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		Logger:       base.Logger,
 		Metrics:      base.Metrics,
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+		Tracer:       base.Tracing.Provider,
 	})}, nil
 }
 

@@ -11,9 +11,10 @@ import (
 
 // Defaults of the shared variables whose default differs per program.
 var Defaults = map[string]string{
-	"HTTP_ADDR":    ":8082",
-	"ADMIN_ADDR":   ":9092",
-	"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/jobs?sslmode=disable",
+	"HTTP_ADDR":         ":8082",
+	"ADMIN_ADDR":        ":9092",
+	"DATABASE_URL":      "postgres://postgres@127.0.0.1:5432/jobs?sslmode=disable",
+	"OTEL_SERVICE_NAME": "jobs",
 }
 
 // Config is every setting of the jobs service, read once from the

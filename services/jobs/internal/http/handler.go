@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/idempotency"
@@ -32,6 +33,7 @@ type Options struct {
 	Logger       *slog.Logger
 	Metrics      *server.Metrics
 	MaxBodyBytes int64
+	Tracer       trace.TracerProvider // nil: no spans
 }
 
 // New returns the complete handler of the service: the API under Prefix
@@ -50,6 +52,7 @@ func New(o Options) http.Handler {
 		Metrics:      o.Metrics,
 		MaxBodyBytes: o.MaxBodyBytes,
 		App:          engine,
+		Tracer:       o.Tracer,
 	})
 }
 

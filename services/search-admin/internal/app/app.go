@@ -102,6 +102,7 @@ func (a *App) wire(ctx context.Context) error {
 	})
 	a.handler = server.Handler(server.Options{
 		Logger: logger, Metrics: a.Metrics, App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+		Tracer: a.Tracing.Provider,
 	})
 	return nil
 }

@@ -14,9 +14,10 @@ import (
 
 // Defaults of the shared variables whose default differs per program.
 var Defaults = map[string]string{
-	"HTTP_ADDR":    ":8081",
-	"ADMIN_ADDR":   ":9091",
-	"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable",
+	"HTTP_ADDR":         ":8081",
+	"ADMIN_ADDR":        ":9091",
+	"DATABASE_URL":      "postgres://postgres@127.0.0.1:5432/search_admin?sslmode=disable",
+	"OTEL_SERVICE_NAME": "search-admin",
 }
 
 // Config is every setting of search-admin, read once from the environment.
