@@ -10,18 +10,29 @@ import (
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
-// everydayAutor marks the rules of migration 00015.
-const everydayAutor = "search-admin-everyday"
+// everydayAutor marks the rules of migration 00015, programmesAutor those
+// of migration 00016.
+const (
+	everydayAutor   = "search-admin-everyday"
+	programmesAutor = "search-admin-programmes"
+)
 
-// everydayRules returns the rules migration 00015 added, by their autor.
+// everydayRules returns the rules migrations 00015 and 00016 added, by
+// their autor.
 func (a *testApp) everydayRules(t testing.TB) []catalog.Synonym {
+	t.Helper()
+	return append(a.rulesBy(t, everydayAutor), a.rulesBy(t, programmesAutor)...)
+}
+
+// rulesBy returns the rules whose autor is autor.
+func (a *testApp) rulesBy(t testing.TB, autor string) []catalog.Synonym {
 	t.Helper()
 	var rows []struct {
 		ID       string
 		Root     string
 		Synonyms []byte
 	}
-	if err := a.db.Raw("SELECT id, root, synonyms FROM search_synonyms WHERE autor = ? ORDER BY root", everydayAutor).Scan(&rows).Error; err != nil {
+	if err := a.db.Raw("SELECT id, root, synonyms FROM search_synonyms WHERE autor = ? ORDER BY root", autor).Scan(&rows).Error; err != nil {
 		t.Fatal(err)
 	}
 	out := make([]catalog.Synonym, len(rows))
@@ -44,7 +55,7 @@ func firedIDs(page catalog.SearchResult) []string {
 
 // TestEverydaySynonymsFindTheOfficialServiceName: a citizen's phrase that
 // shares no word with the service it means finds it first through a rule
-// of migration 00015, named in meta.synonyms, ahead of a service that
+// of migrations 00015 and 00016, named in meta.synonyms, ahead of a service that
 // shares a word with the phrase but not its meaning.
 func TestEverydaySynonymsFindTheOfficialServiceName(t *testing.T) {
 	t.Parallel()
@@ -64,6 +75,9 @@ func TestEverydaySynonymsFindTheOfficialServiceName(t *testing.T) {
 		{"nome_servico": "Recolhimento de animais abandonados", "resumo": "Resgate pelo centro de controle de zoonoses."},
 		{"nome_servico": "Baixa de inscrição municipal", "resumo": "Encerramento de atividade de empresa."},
 		{"nome_servico": "Fiscalização de obras", "resumo": "Denúncia de obra irregular."},
+		{"nome_servico": "Pedido de acesso à informação", "resumo": "Solicitação de dados públicos nos termos da Lei nº 12.527/2011."},
+		{"nome_servico": "Atendimento de defesa do consumidor", "resumo": "Reclamação contra fornecedores de produtos e serviços."},
+		{"nome_servico": "Inscrição no Cadastro Único", "resumo": "Registro de famílias de baixa renda para programas sociais."},
 	} {
 		app.publish(t, s)
 	}
@@ -77,18 +91,22 @@ func TestEverydaySynonymsFindTheOfficialServiceName(t *testing.T) {
 		{"cachorro de rua", "Recolhimento de animais abandonados"},
 		{"fechar empresa", "Baixa de inscrição municipal"},
 		{"obra do vizinho", "Fiscalização de obras"},
+		{"creche", "Matrícula na educação infantil"},
+		{"LAI", "Pedido de acesso à informação"},
+		{"procon", "Atendimento de defesa do consumidor"},
+		{"como entrar no bolsa família", "Inscrição no Cadastro Único"},
 	}
 	for _, tt := range tests {
 		page := app.searchPage(t, url.Values{"q": {tt.q}, "mode": {catalog.ModeKeyword}})
 		fired := slices.ContainsFunc(page.Meta.Synonyms, func(f catalog.FiredSynonym) bool { return everyday[f.ID] && len(f.Added) > 0 })
 		if len(page.Data) == 0 || page.Data[0].NomeServico != tt.want || !fired {
-			t.Errorf("%q ranks %q first, meta.synonyms %+v; want %q first through a rule of 00015", tt.q, names(page), page.Meta.Synonyms, tt.want)
+			t.Errorf("%q ranks %q first, meta.synonyms %+v; want %q first through a rule of 00015 or 00016", tt.q, names(page), page.Meta.Synonyms, tt.want)
 		}
 	}
 }
 
 // TestEveryEverydaySynonymFiresAloneFromItsRoot searches the root of each
-// rule of migration 00015: the rule must fire (its words match as query
+// rule of migrations 00015 and 00016: the rule must fire (its words match as query
 // words do), and no other rule may fire with it, since a query made of a
 // root alone is matched whole by that root: another rule firing there
 // would repeat a rule of 00010 or of the same set. Each rule is also one
@@ -97,8 +115,8 @@ func TestEveryEverydaySynonymFiresAloneFromItsRoot(t *testing.T) {
 	t.Parallel()
 	app := newApp(t)
 	rules := app.everydayRules(t)
-	if len(rules) < 250 {
-		t.Fatalf("migration 00015 added %d rules, want at least 250", len(rules))
+	if len(rules) < 260 {
+		t.Fatalf("migrations 00015 and 00016 added %d rules, want at least 260", len(rules))
 	}
 	for _, r := range rules {
 		if r.Root == "" {
@@ -126,7 +144,7 @@ func TestEveryEverydaySynonymFiresAloneFromItsRoot(t *testing.T) {
 }
 
 // TestEverydaySynonymsLeaveCommonWordsAlone: a word a citizen types in
-// every kind of query fires no rule of migration 00015 on its own; only
+// every kind of query fires no rule of migrations 00015 and 00016 on its own; only
 // phrases and specific words do.
 func TestEverydaySynonymsLeaveCommonWordsAlone(t *testing.T) {
 	t.Parallel()
