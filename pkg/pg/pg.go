@@ -145,6 +145,15 @@ func (l faultLogger) LogMode(level logger.LogLevel) logger.Interface {
 	return faultLogger{Interface: l.Interface.LogMode(level), log: l.log}
 }
 
+// Error implements logger.Interface. GORM passes printf arguments, such as
+// the error of a failed connect, which slog would encode as JSON values: a
+// pgconn error holds its connection config, whose dial function JSON
+// cannot encode, and the line said only "unsupported type". The message
+// is formatted first, so an error reads as its text.
+func (l faultLogger) Error(ctx context.Context, msg string, data ...any) {
+	l.log.ErrorContext(ctx, "gorm: "+fmt.Sprintf(msg, data...))
+}
+
 // Trace implements logger.Interface.
 func (l faultLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
 	switch {

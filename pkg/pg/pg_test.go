@@ -1,10 +1,12 @@
 package pg_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"embed"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -203,5 +205,27 @@ func TestOpenTakesTheRoleFromPGUSERWhenTheURLNamesNone(t *testing.T) {
 	var current string
 	if err := db.Raw(`SELECT current_user`).Scan(&current).Error; err != nil || current != role {
 		t.Fatalf("connected as %q (%v), want %q", current, err, role)
+	}
+}
+
+// TestOpenLogsAFailedConnectAsText: the line GORM logs when it cannot
+// connect carries the server's reason, not a JSON encoding failure of the
+// pgconn error it was given.
+func TestOpenLogsAFailedConnectAsText(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	u, err := url.Parse(pgtest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/no_such_database_for_the_log_test"
+	if db, err := pg.Open(context.Background(), pg.Config{URL: u.String(), MaxOpenConns: 1}, log); err == nil {
+		_ = pg.Close(db)
+		t.Fatal("Open succeeded on a database that does not exist")
+	}
+	out := buf.String()
+	if strings.Contains(out, "unsupported type") || !strings.Contains(out, "does not exist") {
+		t.Errorf("the failed connect was logged as %s; want the server's reason as text", out)
 	}
 }
