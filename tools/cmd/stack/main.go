@@ -64,10 +64,11 @@ func closeAll(err error, s *stack.Stack) error {
 	return err
 }
 
-// perProgram are the variables the stack sets for each program itself;
-// taken from this process's environment, they would give every program
-// the same address or database.
-var perProgram = []string{"HTTP_ADDR", "ADMIN_ADDR", "DATABASE_URL", "DEVIDP_ADDR"}
+// perProgram are the variables the stack sets for each program itself, or
+// each program defaults itself; taken from this process's environment, they
+// would give every program the same address, database or service name in
+// its traces (the other OTEL_* variables reach every program).
+var perProgram = []string{"HTTP_ADDR", "ADMIN_ADDR", "DATABASE_URL", "DEVIDP_ADDR", "OTEL_SERVICE_NAME"}
 
 // options are the stack of a local run: fixed addresses and databases
 // (each overridable by a variable), the gateway's own rate limits, and this

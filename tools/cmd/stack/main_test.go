@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -146,4 +147,20 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 			conn.Close(context.Background())
 		}
 	})
+}
+
+func TestTracingVariablesReachEveryProgramButTheServiceName(t *testing.T) {
+	t.Parallel()
+	opts := options([]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318", "OTEL_SERVICE_NAME=everything", "HTTP_ADDR=:1"})
+	for _, program := range []string{stack.IdP, stack.SearchAdmin, stack.Jobs, stack.Gateway} {
+		env := opts.Env[program]
+		if !slices.Contains(env, "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318") {
+			t.Errorf("%s does not get OTEL_EXPORTER_OTLP_ENDPOINT: %v", program, env)
+		}
+		for _, kv := range env {
+			if strings.HasPrefix(kv, "OTEL_SERVICE_NAME=") || strings.HasPrefix(kv, "HTTP_ADDR=") {
+				t.Errorf("%s inherits %s, which each program sets for itself", program, kv)
+			}
+		}
+	}
 }

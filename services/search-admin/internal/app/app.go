@@ -76,6 +76,8 @@ func New(ctx context.Context, cfg Config) (a *App, err error) {
 // and puts the handler together.
 func (a *App) wire(ctx context.Context) error {
 	cfg, logger := a.cfg, a.Logger
+	// Every embedding call is a span when tracing is on.
+	a.embedder = embedding.Traced(a.embedder, a.Tracing.Provider)
 	store, schemas := postgres.New(a.DB), catalog.DefaultRegistry()
 	a.index = catalog.NewVectorIndex()
 	a.vectors = catalog.NewVectorSync(a.index, store, schemas, cfg.Index, logger)
@@ -84,6 +86,8 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	a.reembed = catalog.NewReembedder(store, schemas, a.embedder, cfg.Reembed, logger)
 	a.reindexer = catalog.NewReindexer(store, schemas, a.embedder, cfg.Reindex, cfg.LeaseHolder, logger)
+	a.reembed.Trace(a.Tracing.Provider)
+	a.reindexer.Trace(a.Tracing.Provider)
 	backlog, err := catalog.NewBacklogMetrics(store, schemas, a.Metrics.Registry, logger)
 	if err != nil {
 		return err

@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ReembedConfig tunes the background re-embed worker.
@@ -40,12 +43,19 @@ type Reembedder struct {
 	embedder Embedder
 	cfg      ReembedConfig
 	log      *slog.Logger
+	tracer   trace.Tracer // nil: no spans
 }
 
 // NewReembedder wires a Reembedder.
 func NewReembedder(store Store, schemas *Registry, embedder Embedder, cfg ReembedConfig, log *slog.Logger) *Reembedder {
 	return &Reembedder{store: store, schemas: schemas, embedder: embedder, cfg: cfg, log: log}
 }
+
+// Trace makes every batch the worker claims a trace of its own through tp:
+// a "re-embed" span with the embedding calls and the statements that store
+// them below it. A poll that claims nothing makes no trace. Nil, the
+// default, makes none.
+func (r *Reembedder) Trace(tp trace.TracerProvider) { r.tracer = tracerOf(tp) }
 
 // Run polls for pending documents until ctx is done.
 func (r *Reembedder) Run(ctx context.Context) error {
@@ -73,13 +83,19 @@ func (r *Reembedder) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("claim pending embeddings: %w", err)
 	}
+	if len(docs) == 0 {
+		return 0, nil
+	}
+	ctx, end := startSpan(r.tracer, ctx, "re-embed", attribute.Int("municipal.reembed.batch_size", len(docs)))
 	var errs []error
 	for _, d := range docs {
 		if err := r.embed(ctx, d); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return len(docs), errors.Join(errs...)
+	err = errors.Join(errs...)
+	end(err)
+	return len(docs), err
 }
 
 // embed computes and stores the embedding of d, or schedules a retry.

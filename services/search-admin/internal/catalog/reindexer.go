@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/municipal-apis/platform/pkg/problem"
 )
@@ -21,7 +22,13 @@ type Reindexer struct {
 	log      *slog.Logger
 	holder   string
 	kick     chan struct{}
+	tracer   trace.Tracer // nil: no spans
 }
+
+// Trace makes every re-index this replica runs a trace through tp: a
+// "re-index" span, a "re-index batch" span per batch below it, and the
+// embedding calls and statements below those. Nil, the default, makes none.
+func (m *Reindexer) Trace(tp trace.TracerProvider) { m.tracer = tracerOf(tp) }
 
 // NewReindexer wires a Reindexer whose lease holder name is holder (unique per
 // replica, e.g. host name and process id).

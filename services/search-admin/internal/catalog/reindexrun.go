@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // Run looks for a re-index to run (one this replica started, or one whose
@@ -30,6 +32,8 @@ func (m *Reindexer) Run(ctx context.Context) error {
 // execute runs ri under a heartbeat until it is switched, ctx is done or
 // the lease is lost.
 func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
+	ctx, end := startSpan(m.tracer, ctx, "re-index",
+		attribute.String("municipal.reindex.id", ri.ID), attribute.String("municipal.reindex.schema_version", ri.SchemaVersion))
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go m.heartbeat(ctx, cancel, ri.Lease())
@@ -42,6 +46,7 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
 		err = cause // the heartbeat found the lease lost and stopped the run
 	}
+	end(err)
 	switch {
 	case err == nil:
 		log.InfoContext(ctx, "re-index completed, version switched")
@@ -125,7 +130,9 @@ func (m *Reindexer) finish(ctx context.Context, ri *Reindex) error {
 }
 
 // indexBatch builds the target documents of batch and writes them.
-func (m *Reindexer) indexBatch(ctx context.Context, ri *Reindex, batch []Servico, seqs []int64, cursor string) error {
+func (m *Reindexer) indexBatch(ctx context.Context, ri *Reindex, batch []Servico, seqs []int64, cursor string) (err error) {
+	ctx, end := startSpan(m.tracer, ctx, "re-index batch", attribute.Int("municipal.reindex.batch_size", len(batch)))
+	defer func() { end(err) }()
 	docs := make([]BatchDocument, len(batch))
 	for i := range batch {
 		doc, err := buildDocument(ctx, m.schemas, m.embedder, m.log, &batch[i], ri.SchemaVersion)
