@@ -69,6 +69,11 @@ func listenPort(t *testing.T, addr string) string {
 // migrations maps each one-shot migration service to the program it runs.
 var migrations = map[string]string{"search-admin-migrate": "search-admin", "jobs-migrate": "jobs"}
 
+// tracingBackends are the services that receive the programs' spans. Their
+// images have no shell or HTTP client to run a healthcheck with, and nothing
+// may wait for them: a program drops the spans it cannot export.
+var tracingBackends = map[string]bool{"otel-collector": true, "jaeger": true}
+
 // programOf returns the program a compose service builds, or "" for third-party images.
 func programOf(s types.ServiceConfig) string {
 	if s.Build == nil || s.Build.Args["PROGRAM"] == nil {
