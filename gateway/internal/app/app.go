@@ -18,6 +18,7 @@ import (
 
 	"github.com/municipal-apis/platform/gateway/internal/clientip"
 	"github.com/municipal-apis/platform/gateway/internal/gateway"
+	"github.com/municipal-apis/platform/gateway/internal/portal"
 	"github.com/municipal-apis/platform/gateway/internal/proxy"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
@@ -98,10 +99,14 @@ func New(ctx context.Context, cfg Config) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	docs, err := portal.New(portal.Options{Routes: cfg.Routes, IssuerURL: oidc.IssuerURL, Logger: a.logger})
+	if err != nil {
+		return nil, err
+	}
 	a.handler = server.Handler(server.Options{
 		Logger:  a.logger,
 		Metrics: metrics,
-		App:     h,
+		App:     portal.Mount(docs, h), // /docs: no token, no rate limit
 		// The handler applies the body limit itself, after the rate-limit
 		// headers are set, so that a 413 carries them too.
 		MaxBodyBytes: math.MaxInt64,
