@@ -2,12 +2,18 @@ package gateway_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/municipal-apis/platform/pkg/auth"
+	"github.com/municipal-apis/platform/pkg/stack"
+	"github.com/municipal-apis/platform/pkg/telemetry/telemetrytest"
 )
 
 const (
@@ -107,5 +113,93 @@ func TestAProblemOfTheGatewayNamesItsTrace(t *testing.T) {
 	p := problemBody(t, resp, body, http.StatusUnauthorized)
 	if p["trace_id"] != clientTraceID || p["request_id"] == "" {
 		t.Errorf("401 body trace_id %v request_id %v, want the client's trace beside the request id", p["trace_id"], p["request_id"])
+	}
+}
+
+// TestOneTraceFromTheGatewayThroughTheServiceToTheSQL runs the gateway in
+// this process with an in-memory span recorder in front of the real jobs
+// service and identity provider as processes (pkg/stack) on the real
+// Postgres; jobs exports its spans over OTLP/HTTP to a receiver of the test.
+// A POST through the gateway is one trace: the gateway's server span, its
+// upstream call, the service's server span below that and the SQL below it.
+func TestOneTraceFromTheGatewayThroughTheServiceToTheSQL(t *testing.T) {
+	t.Parallel()
+	rcv := telemetrytest.Start(t)
+	s := stack.StartT(t, stack.Options{Programs: []string{stack.IdP, stack.Jobs}, Env: map[string][]string{
+		stack.Jobs: {"OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.Endpoint(), "OTEL_BSP_SCHEDULE_DELAY=100"},
+	}})
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	h := start(t, withTracer(tp), withEnv("ROUTES", "/go/v1="+s.JobsURL),
+		withAuth(func(ac *auth.Config) { ac.IssuerURL, ac.HTTPClient = s.Issuer, nil }))
+	token, err := s.Token(t.Context(), "jobs-admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := h.do(t, http.MethodPost, "/go/v1/api/v1/empregos", token,
+		strings.NewReader(`{"titulo": "Recepcionista `+randomHex(t)+`", "tipo_contratacao": "CLT"}`), "Content-Type", "application/json")
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST empregos through the gateway: %d %s", resp.StatusCode, body)
+	}
+
+	var server, upstream sdktrace.ReadOnlySpan
+	for _, sp := range rec.Ended() {
+		switch {
+		case sp.Name() == "POST /go/v1" && sp.SpanKind() == trace.SpanKindServer:
+			server = sp
+		case sp.Name() == "POST" && sp.SpanKind() == trace.SpanKindClient:
+			upstream = sp
+		}
+	}
+	if server == nil || upstream == nil {
+		t.Fatalf("the gateway recorded %d spans, not its server span and its upstream call", len(rec.Ended()))
+	}
+	traceID := server.SpanContext().TraceID().String()
+	if server.Parent().IsValid() {
+		t.Errorf("the gateway continued a trace nobody sent: parent %v", server.Parent())
+	}
+	if upstream.Parent().SpanID() != server.SpanContext().SpanID() || upstream.SpanContext().TraceID().String() != traceID {
+		t.Errorf("the upstream call is not a child of the gateway's server span")
+	}
+	spans := rcv.WaitFor(t, 20*time.Second, "the service's spans of the request", func(all []telemetrytest.Span) bool {
+		return slices.ContainsFunc(all, func(sp telemetrytest.Span) bool {
+			return sp.TraceID == traceID && sp.Attrs["db.operation.name"] == "INSERT"
+		})
+	})
+	var svc telemetrytest.Span
+	parents := map[string]string{}
+	for _, sp := range spans {
+		if sp.TraceID != traceID {
+			continue
+		}
+		parents[sp.SpanID] = sp.ParentID
+		if sp.Name == "POST /api/v1/empregos" && sp.Service == "jobs" {
+			svc = sp
+		}
+	}
+	if svc.SpanID == "" {
+		t.Fatalf("no server span of jobs in trace %s", traceID)
+	}
+	if svc.ParentID != upstream.SpanContext().SpanID().String() {
+		t.Errorf("the service's span has parent %s, want the gateway's upstream call %s", svc.ParentID, upstream.SpanContext().SpanID())
+	}
+	inserts := 0
+	for _, sp := range spans {
+		if sp.TraceID != traceID || sp.Attrs["db.system.name"] != "postgresql" {
+			continue
+		}
+		p := sp.ParentID
+		for p != "" && p != svc.SpanID {
+			p = parents[p]
+		}
+		if p != svc.SpanID {
+			t.Errorf("SQL span %q is not below the service's server span", sp.Name)
+		}
+		if sp.Attrs["db.operation.name"] == "INSERT" {
+			inserts++
+		}
+	}
+	if inserts == 0 {
+		t.Error("no INSERT span in the trace")
 	}
 }
