@@ -113,3 +113,22 @@ func TestOffTracingHasNoProviderAndNoTraceID(t *testing.T) {
 		t.Errorf("TraceID of an untraced context = %q", id)
 	}
 }
+
+func TestSpansReachAnOTLPGRPCReceiver(t *testing.T) {
+	t.Parallel()
+	rcv := telemetrytest.StartGRPC(t)
+	cfg := load(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rcv.Endpoint(), "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_SERVICE_NAME": "gateway"})
+	tr, err := telemetry.New(t.Context(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := tr.Tracer("test").Start(context.Background(), "over grpc")
+	span.End()
+	if err := tr.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.WaitFor(t, time.Second, "the span", func(s []telemetrytest.Span) bool { return len(s) == 1 })
+	if spans[0].Name != "over grpc" || spans[0].Service != "gateway" {
+		t.Errorf("received %+v", spans[0])
+	}
+}

@@ -1,13 +1,16 @@
-// Package telemetrytest is an OTLP/HTTP trace receiver for tests: a
-// loopback server that decodes every ExportTraceServiceRequest
-// (application/x-protobuf, gzip or not) the programs send to /v1/traces and
-// keeps its spans, so a test can assert the traces real programs export.
+// Package telemetrytest is an OTLP trace receiver for tests: a loopback
+// server that decodes every ExportTraceServiceRequest the programs send
+// (OTLP/HTTP to /v1/traces, application/x-protobuf, gzip or not; or OTLP
+// over gRPC) and keeps its spans, so a test can assert the traces real
+// programs export.
 package telemetrytest
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -19,6 +22,7 @@ import (
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -41,10 +45,11 @@ func (s Span) Duration() time.Duration { return s.End.Sub(s.Start) }
 
 // Receiver collects the spans sent to it.
 type Receiver struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	spans []Span
-	bad   []string // what was refused, for the test's failure message
+	srv     *httptest.Server // nil for gRPC
+	grpcURL string
+	mu      sync.Mutex
+	spans   []Span
+	bad     []string // what was refused, for the test's failure message
 }
 
 // Start runs a receiver until the test ends.
@@ -56,8 +61,39 @@ func Start(t testing.TB) *Receiver {
 	return r
 }
 
+// StartGRPC runs a receiver of OTLP over gRPC until the test ends.
+func StartGRPC(t testing.TB) *Receiver {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Receiver{grpcURL: "http://" + ln.Addr().String()}
+	srv := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(srv, traceService{r: r})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return r
+}
+
+// traceService is the gRPC TraceService of a receiver.
+type traceService struct {
+	collectortrace.UnimplementedTraceServiceServer
+	r *Receiver
+}
+
+func (s traceService) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	s.r.record(req)
+	return &collectortrace.ExportTraceServiceResponse{}, nil
+}
+
 // Endpoint is the base URL to give as OTEL_EXPORTER_OTLP_ENDPOINT.
-func (r *Receiver) Endpoint() string { return r.srv.URL }
+func (r *Receiver) Endpoint() string {
+	if r.srv == nil {
+		return r.grpcURL
+	}
+	return r.srv.URL
+}
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost || req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
@@ -83,7 +119,16 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, "decode: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	r.record(&msg)
+	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+// record keeps the spans of msg.
+func (r *Receiver) record(msg *collectortrace.ExportTraceServiceRequest) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, rs := range msg.GetResourceSpans() {
 		service := attrs(rs.GetResource().GetAttributes())["service.name"]
 		for _, ss := range rs.GetScopeSpans() {
@@ -103,10 +148,6 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 			}
 		}
 	}
-	r.mu.Unlock()
-	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
 }
 
 func (r *Receiver) refuse(w http.ResponseWriter, what string, status int) {
