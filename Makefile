@@ -31,7 +31,8 @@ deps: ## start, install or run in containers the Postgres and Redis the tests an
 	./scripts/deps.sh
 
 .PHONY: test
-test: deps ## every module's tests with -race against the local Postgres and Redis, then each fuzz target for 5 s
+test: ## every module's tests with -race against the local Postgres and Redis (and Chromium), then each fuzz target for 5 s
+	./scripts/deps.sh --browser
 	go test $(GOTEST) $(PACKAGES)
 	FUZZTIME=5s ./scripts/fuzz.sh
 

@@ -14,8 +14,13 @@
 # PGTEST_ADMIN_URL and REDISTEST_URL, the tests' own variables, give the
 # addresses when PGHOST_ADDR and REDIS_ADDR are not set.
 #
-# Usage: scripts/deps.sh [--dry-run]
+# With --browser (make test) it also makes sure a Chromium answers for the
+# API portal's browser test (tools/e2e): chromium on PATH, or $CHROMIUM, or
+# else it installs Debian's chromium with apt-get.
+#
+# Usage: scripts/deps.sh [--dry-run] [--browser]
 #   --dry-run  print the commands it would run instead of running them.
+#   --browser  also a headless Chromium for the browser test.
 # Used by `make run`, `make test`, `make test-short` and .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,10 +39,12 @@ PGHOST_ADDR="${PGHOST_ADDR:-127.0.0.1:5432}"
 REDIS_ADDR="${REDIS_ADDR:-127.0.0.1:6379}"
 DEPS_WAIT="${DEPS_WAIT:-60}" # seconds to wait for a server it started
 DRY_RUN=""
+BROWSER=""
 for arg in "$@"; do
   case "$arg" in
     --dry-run) DRY_RUN=1 ;;
-    *) echo "usage: $0 [--dry-run]" >&2; exit 2 ;;
+    --browser) BROWSER=1 ;;
+    *) echo "usage: $0 [--dry-run] [--browser]" >&2; exit 2 ;;
   esac
 done
 COMPOSE=(docker compose -f docker-compose.yml -f deploy/compose/deps.yml)
@@ -179,5 +186,20 @@ Do one of:
   ${COMPOSE[*]} up -d redis
 or set REDIS_ADDR to a running Redis (and REDISTEST_URL for the tests).
 MSG
+fi
+if [ -n "$BROWSER" ]; then
+  if [ -n "${CHROMIUM:-}" ] || have chromium || have chromium-browser; then
+    say "Chromium: ${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}"
+  elif apt_install chromium; then
+    say "Chromium installed"
+  else
+    failed=1
+    cat >&2 <<MSG
+No Chromium for the API portal's browser test, and it could not be installed
+here (no apt-get as root or with sudo without a password). Do one of:
+  sudo apt-get install chromium   # then run this again
+or set CHROMIUM to a Chromium or Chrome binary.
+MSG
+  fi
 fi
 [ -z "$failed" ]
