@@ -16,6 +16,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/program"
 	"github.com/municipal-apis/platform/tools/internal/benchreport"
+	"github.com/municipal-apis/platform/tools/internal/searchload"
 )
 
 func main() {
@@ -27,6 +28,7 @@ type options struct {
 	out, plot string
 	gateway   benchreport.GatewayBench
 	load      benchreport.LoadRun
+	search    searchload.Options
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -40,6 +42,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.gateway.MaxLoad, "gateway-max-load", float64(4*runtime.NumCPU()), "load average above which gateway-bench refuses to run")
 	fs.IntVar(&o.load.Rate, "load-rate", 50, "requests per second of the loadgen run")
 	fs.DurationVar(&o.load.Duration, "load-duration", 30*time.Second, "length of the loadgen run")
+	fs.IntVar(&o.search.Clients, "search-clients", searchload.DefaultClients, "clients of the search-under-load run")
+	fs.DurationVar(&o.search.Duration, "search-duration", searchload.DefaultDuration, "measured time of each catalog and mode of the search-under-load run")
+	o.search.Warmup = searchload.DefaultWarmup
 	return o, fs.Parse(args)
 }
 
@@ -79,6 +84,10 @@ func run(ctx context.Context, o options, log io.Writer) *benchreport.Report {
 	rep.LoadCommand = o.load.Command()
 	fmt.Fprintf(log, "benchreport: loadgen, %d req/s for %v against a new stack\n", o.load.Rate, o.load.Duration)
 	rep.Load, rep.LoadErr = o.load.Run(ctx)
+	rep.SearchLoadCommand = fmt.Sprintf("go run ./tools/cmd/searchload -clients %d -duration %v", o.search.Clients, o.search.Duration)
+	fmt.Fprintf(log, "benchreport: %s\n", rep.SearchLoadCommand)
+	o.search.Log = log
+	rep.SearchLoad, rep.SearchLoadErr = searchload.Run(ctx, o.search)
 	rep.Machine.LoadEnd = benchreport.LoadAverage()
 	rep.Elapsed = time.Since(rep.Started)
 	return rep

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/tools/internal/load"
+	"github.com/municipal-apis/platform/tools/internal/searchload"
 )
 
 // areas are the sections of go test results, in order, with the notes the
@@ -29,6 +30,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			r.writeGateway(&b)
 		}
 		writeSuites(&b, r.suitesOf(a.name))
+		if a.name == "search-admin" {
+			r.writeSearchLoad(&b)
+		}
 		fmt.Fprintf(&b, "Details, methods and earlier measurements: %s.\n\n", a.details)
 	}
 	r.writeLoad(&b)
@@ -96,6 +100,25 @@ func writeSuites(b *strings.Builder, suites []SuiteResult) {
 	b.WriteString("\n")
 }
 
+// writeSearchLoad writes search under concurrency through the gateway,
+// beside the serial figures of the go test benchmarks.
+func (r *Report) writeSearchLoad(b *strings.Builder) {
+	b.WriteString("### Search under concurrency through the gateway (`searchload`)\n\n")
+	if r.SearchLoadErr != nil {
+		fmt.Fprintf(b, "Not measured: %s\n\n", oneLine(r.SearchLoadErr))
+	}
+	if len(r.SearchLoad) == 0 {
+		return
+	}
+	first := r.SearchLoad[0]
+	fmt.Fprintf(b, "A fresh stack per catalog, %d published Servicos indexed in v3 by a re-index, %d clients sending searches "+
+		"(`per_page=10`) back to back through the gateway with a token of the `reader` client, %gs per mode after a warm-up. "+
+		"`realistic`: the labeled relevance services with unit numbers and their queries; `stress`: services written from a "+
+		"vocabulary of %d words, so each common query word matches most of them, and short common-word queries.\n\n",
+		searchload.DefaultSize, first.Clients, first.Seconds, searchload.VocabularySize())
+	b.WriteString(searchload.Table(r.SearchLoad) + "\n")
+}
+
 func (r *Report) writeLoad(b *strings.Builder) {
 	b.WriteString("## Mixed load through the gateway (`loadgen`)\n\n")
 	if r.LoadErr != nil {
@@ -126,5 +149,9 @@ func (r *Report) writeCommands(b *strings.Builder) {
 	for _, s := range r.Suites {
 		b.WriteString(s.Suite.Command() + "\n")
 	}
-	b.WriteString(r.GatewayCommand + "\n" + r.LoadCommand + "\n```\n")
+	b.WriteString(r.GatewayCommand + "\n" + r.LoadCommand + "\n")
+	if r.SearchLoadCommand != "" {
+		b.WriteString(r.SearchLoadCommand + "\n")
+	}
+	b.WriteString("```\n")
 }

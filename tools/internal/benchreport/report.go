@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/tools/internal/load"
+	"github.com/municipal-apis/platform/tools/internal/searchload"
 )
 
 // Report is everything one run of the benchmark set measured; a part that
@@ -21,6 +22,10 @@ type Report struct {
 	LoadCommand string
 	Load        *load.Report
 	LoadErr     error
+
+	SearchLoadCommand string
+	SearchLoad        []searchload.Result
+	SearchLoadErr     error
 	// Plot is the latency plot's path relative to the report.
 	Plot string
 }
@@ -39,7 +44,7 @@ func (r *Report) Failed() bool {
 			return true
 		}
 	}
-	return r.GatewayErr != nil || r.LoadErr != nil
+	return r.GatewayErr != nil || r.LoadErr != nil || r.SearchLoadErr != nil
 }
 
 // suitesOf returns the results of the suites of area.

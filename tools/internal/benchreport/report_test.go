@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/tools/internal/load"
+	"github.com/municipal-apis/platform/tools/internal/searchload"
 )
 
 // gatewayMarkdown is a report of gateway-bench as it writes it.
@@ -170,5 +171,38 @@ func TestFormatMetric(t *testing.T) {
 				t.Fatalf("got %q", got)
 			}
 		})
+	}
+}
+
+func TestSearchTargetsFollowTheIssue(t *testing.T) {
+	t.Parallel()
+	results := []searchload.Result{
+		{Catalog: searchload.Realistic, Mode: "hybrid", Requests: 100, P99: 20},
+		{Catalog: searchload.Stress, Mode: "keyword", Requests: 100, P99: 60},
+		{Catalog: searchload.Stress, Mode: "hybrid", Requests: 100, Rate: 520, P99: 45, Errors: 2},
+	}
+	met := map[string]bool{}
+	for _, tg := range searchTargets(results) {
+		met[tg.Name] = tg.Met
+	}
+	want := map[string]bool{
+		"search, realistic catalog: hybrid p99 under 25 ms": true,
+		"search, stress catalog: keyword p99 under 50 ms":   false,
+		"search, stress catalog: hybrid at least 500 req/s": true,
+		"search, stress catalog: hybrid p99 under 50 ms":    true,
+		"search under load: no search failed":               false,
+	}
+	for name, m := range want {
+		if got, ok := met[name]; !ok || got != m {
+			t.Errorf("%s: met %v (present %v), want %v", name, got, ok, m)
+		}
+	}
+	if searchTargets(nil) != nil {
+		t.Error("targets without a measurement")
+	}
+	var b strings.Builder
+	(&Report{SearchLoad: results}).writeSearchLoad(&b)
+	if !strings.Contains(b.String(), "| stress | hybrid |") {
+		t.Fatalf("section:\n%s", b.String())
 	}
 }

@@ -3,6 +3,8 @@ package benchreport
 import (
 	"fmt"
 	"strings"
+
+	"github.com/municipal-apis/platform/tools/internal/searchload"
 )
 
 // Targets of the mixed load, set by this report: a shared 2-core machine
@@ -21,7 +23,7 @@ type Target struct {
 // Targets evaluates the goals of the run: the gateway's own (from its
 // comparison's verdict) and those of the mixed load.
 func (r *Report) Targets() []Target {
-	targets := gatewayTargets(r.Gateway.Targets)
+	targets := append(gatewayTargets(r.Gateway.Targets), searchTargets(r.SearchLoad)...)
 	if r.Load == nil {
 		return targets
 	}
@@ -55,4 +57,37 @@ func gatewayTargets(verdict string) []Target {
 		targets = append(targets, Target{Name: "gateway: " + strings.TrimSpace(part[:i]), Measured: "see the gateway table", Met: result == "met"})
 	}
 	return targets
+}
+
+// Targets of search under concurrency (issue 20), for searchload's
+// catalogs: the stress catalog's hybrid throughput and keyword and hybrid
+// tails, the realistic catalog's tail in every mode, and no failed search.
+const (
+	searchStressMinHybridRate = 500.0
+	searchStressMaxP99Millis  = 50.0
+	searchRealisticMaxP99     = 25.0
+)
+
+// searchTargets evaluates the search-under-load goals over results; none
+// when nothing was measured.
+func searchTargets(results []searchload.Result) []Target {
+	if len(results) == 0 {
+		return nil
+	}
+	var out []Target
+	failed, requests := 0, 0
+	for _, res := range results {
+		failed, requests = failed+res.Errors, requests+res.Requests
+		switch {
+		case res.Catalog == searchload.Stress && res.Mode == "hybrid":
+			out = append(out,
+				Target{fmt.Sprintf("search, stress catalog: hybrid at least %.0f req/s", searchStressMinHybridRate), fmt.Sprintf("%.0f req/s", res.Rate), res.Rate >= searchStressMinHybridRate},
+				Target{fmt.Sprintf("search, stress catalog: hybrid p99 under %.0f ms", searchStressMaxP99Millis), fmt.Sprintf("%.1f ms", res.P99), res.P99 < searchStressMaxP99Millis})
+		case res.Catalog == searchload.Stress && res.Mode == "keyword":
+			out = append(out, Target{fmt.Sprintf("search, stress catalog: keyword p99 under %.0f ms", searchStressMaxP99Millis), fmt.Sprintf("%.1f ms", res.P99), res.P99 < searchStressMaxP99Millis})
+		case res.Catalog == searchload.Realistic:
+			out = append(out, Target{fmt.Sprintf("search, realistic catalog: %s p99 under %.0f ms", res.Mode, searchRealisticMaxP99), fmt.Sprintf("%.1f ms", res.P99), res.P99 < searchRealisticMaxP99})
+		}
+	}
+	return append(out, Target{"search under load: no search failed", fmt.Sprintf("%d of %d failed", failed, requests), failed == 0})
 }
