@@ -109,7 +109,7 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, revision i
 		return nil, 0, nil, nil
 	}
 	kq := KeywordQuery{Version: schema.Version, Terms: terms, Every: true, Filter: q.Filter, Limit: limit, Offset: offset}
-	hits, total, err := s.store.KeywordSearch(ctx, kq)
+	hits, total, err := s.keywordSearch(ctx, kq)
 	if err != nil || total >= q.PerPage {
 		return hits, total, fired, err
 	}
@@ -119,14 +119,37 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, revision i
 	}
 	if corrected {
 		kq.Terms, fired = rules.expand(words)
-		hits, total, err = s.store.KeywordSearch(ctx, kq)
+		hits, total, err = s.keywordSearch(ctx, kq)
 		if err != nil || total >= q.PerPage {
 			return hits, total, fired, err
 		}
 	}
 	kq.Every = false
-	hits, total, err = s.store.KeywordSearch(ctx, kq)
+	hits, total, err = s.keywordSearch(ctx, kq)
 	return hits, total, fired, err
+}
+
+// maxBoundedDepth is the deepest page (offset + limit) ranked from
+// candidates; a deeper one ranks every match.
+const maxBoundedDepth = 1000
+
+// keywordSearch runs one full-text pass. When the replica's lexical index
+// holds the version and more Servicos match than KeywordCandidates (or the
+// page's depth), Postgres ranks only the best candidates by the index's
+// cheap score, so the cost stays bounded however many match; the index
+// counts the matches. Otherwise Postgres ranks and counts every match, as
+// it always does for a catalog the index does not hold yet.
+func (s *Searcher) keywordSearch(ctx context.Context, kq KeywordQuery) ([]ScoredID, int, error) {
+	depth := kq.Offset + kq.Limit
+	if s.cfg.KeywordCandidates > 0 && depth <= maxBoundedDepth {
+		n := max(s.cfg.KeywordCandidates, depth)
+		ids, total, ok := s.index.KeywordCandidates(kq.Version, kq.Terms, kq.Every, kq.Filter, n)
+		if ok && total > n {
+			hits, err := s.store.RankKeywordCandidates(ctx, kq, ids)
+			return hits, total, err
+		}
+	}
+	return s.store.KeywordSearch(ctx, kq)
 }
 
 // queryWords splits text into at most maxTerms words and analyzes them.

@@ -46,6 +46,9 @@ type SearchStore interface {
 	// KeywordSearch ranks the published Servicos whose version document
 	// matches q, best first, and counts every match.
 	KeywordSearch(ctx context.Context, q KeywordQuery) ([]ScoredID, int, error)
+	// RankKeywordCandidates ranks like KeywordSearch only the Servicos
+	// ids (those still matching q) and returns the page q asks for.
+	RankKeywordCandidates(ctx context.Context, q KeywordQuery, ids []string) ([]ScoredID, error)
 	// ServicosByID returns the Servicos ids, without documents, in any order.
 	ServicosByID(ctx context.Context, ids []string) ([]Servico, error)
 }
@@ -64,6 +67,11 @@ type SearchConfig struct {
 	MinSimilarity float64 `env:"SEARCH_MIN_SIMILARITY, default=0.2"`
 	// Candidates is how many of each ranking hybrid search fuses.
 	Candidates int `env:"SEARCH_HYBRID_CANDIDATES, default=200"`
+	// KeywordCandidates bounds the matches keyword ranking scores exactly:
+	// when more match, the replica's lexical index picks this many (or a
+	// page's worth, if more) by a cheap score and Postgres ranks only
+	// them; 0 ranks every match.
+	KeywordCandidates int `env:"SEARCH_KEYWORD_CANDIDATES, default=200"`
 	// SemanticWeight is the share of the semantic score in a hybrid score,
 	// from 0 (keyword ranking, semantic matches after it) to 1; unset, the
 	// embedding provider's (embedding.SemanticWeight).
@@ -74,6 +82,9 @@ type SearchConfig struct {
 func (c SearchConfig) Validate() error {
 	if c.MinSimilarity < -1 || c.MinSimilarity > 1 || c.Candidates <= 0 {
 		return errors.New("SEARCH_MIN_SIMILARITY must be within [-1, 1] and SEARCH_HYBRID_CANDIDATES positive")
+	}
+	if c.KeywordCandidates < 0 {
+		return errors.New("SEARCH_KEYWORD_CANDIDATES must not be negative")
 	}
 	if w := c.SemanticWeight; w != nil && (*w < 0 || *w > 1) {
 		return errors.New("SEARCH_SEMANTIC_WEIGHT must be within [0, 1]")

@@ -17,6 +17,9 @@ type VectorEntry struct {
 	OrgaoGestor []string
 	// Embedding is nil while the document is missing or pending.
 	Embedding []float32
+	// Lexemes are those of the document's tsvector, each with its best
+	// weight; none while the document is missing.
+	Lexemes []DocLexeme
 }
 
 // Fingerprint summarizes the catalog a vector index reflects: the version,
@@ -50,11 +53,31 @@ type VectorIndex struct {
 	ids     []string
 	meta    []vectorMeta
 	vecs    []float32
+	// lex holds the lexemes of every published Servico, with or without
+	// an embedding, for keyword candidates.
+	lex lexicalIndex
 }
 
 // NewVectorIndex returns an empty index that reflects no version yet.
 func NewVectorIndex() *VectorIndex {
-	return &VectorIndex{seqs: map[string]int64{}, slot: map[string]int{}}
+	ix := &VectorIndex{seqs: map[string]int64{}, slot: map[string]int{}}
+	ix.lex.reset(0)
+	return ix
+}
+
+// KeywordCandidates returns, when the index holds version, the n published
+// Servicos f admits that best match terms by a cheap score (the best
+// weight of each matched word, summed, as ts_rank weighs fields; ties by
+// id), and how many f admits match (every term when every is set, else
+// any). ok is false when the index holds another version.
+func (ix *VectorIndex) KeywordCandidates(version string, terms []Match, every bool, f SearchFilter, n int) (ids []string, total int, ok bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if version == "" || version != ix.version || n <= 0 {
+		return nil, 0, false
+	}
+	ids, total = ix.lex.candidates(terms, every, f, n)
+	return ids, total, true
 }
 
 // Version returns the schema version the index holds ("" before the first load).
@@ -87,9 +110,11 @@ func (ix *VectorIndex) Replace(version string, dims int, entries []VectorEntry) 
 	ix.seqs = make(map[string]int64, len(entries))
 	ix.slot = make(map[string]int, len(entries))
 	ix.ids, ix.meta, ix.vecs = ix.ids[:0], ix.meta[:0], make([]float32, 0, len(entries)*dims)
+	ix.lex.reset(len(entries))
 	for _, e := range entries {
-		ix.set(e)
+		ix.set(e, true)
 	}
+	ix.lex.sortLexemes()
 }
 
 // Apply updates the entries of a targeted reload: entries are the current
@@ -107,22 +132,24 @@ func (ix *VectorIndex) Apply(version string, entries []VectorEntry, gone []strin
 	}
 	for _, e := range entries {
 		ix.remove(e.ID)
-		ix.set(e)
+		ix.set(e, false)
 	}
 	return true
 }
 
 // set records e; the caller holds the write lock and has removed any
-// previous entry of e.ID.
-func (ix *VectorIndex) set(e VectorEntry) {
+// previous entry of e.ID. bulk defers the lexemes' order to the caller.
+func (ix *VectorIndex) set(e VectorEntry, bulk bool) {
 	ix.seqs[e.ID] = e.Seq
 	ix.seqSum += e.Seq
+	meta := vectorMeta{agentOnly: e.AgentOnly, temaGeral: e.TemaGeral, orgaoGestor: slices.Clone(e.OrgaoGestor)}
+	ix.lex.add(e, meta, bulk)
 	if !e.Published || len(e.Embedding) != ix.dims {
 		return
 	}
 	ix.slot[e.ID] = len(ix.ids)
 	ix.ids = append(ix.ids, e.ID)
-	ix.meta = append(ix.meta, vectorMeta{agentOnly: e.AgentOnly, temaGeral: e.TemaGeral, orgaoGestor: slices.Clone(e.OrgaoGestor)})
+	ix.meta = append(ix.meta, meta)
 	ix.vecs = append(ix.vecs, e.Embedding...)
 }
 
@@ -134,6 +161,7 @@ func (ix *VectorIndex) remove(id string) {
 	}
 	delete(ix.seqs, id)
 	ix.seqSum -= seq
+	ix.lex.remove(id)
 	i, ok := ix.slot[id]
 	if !ok {
 		return

@@ -21,6 +21,18 @@ func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery
 	})
 }
 
+// ExplainRankKeywordCandidates runs the ranking of candidates ids for q
+// like ExplainKeywordSearch.
+func (s *Store) ExplainRankKeywordCandidates(ctx context.Context, q catalog.KeywordQuery, ids []string) (string, error) {
+	args, err := rankCandidateArgs(q, ids)
+	if err != nil || args == nil {
+		return "", err
+	}
+	return explain(func(dest *[]string) error {
+		return s.runRankCandidates(ctx, explainPrefix, args, dest)
+	})
+}
+
 // ExplainCorrections runs the typo-correction lookup for q like
 // ExplainKeywordSearch.
 func (s *Store) ExplainCorrections(ctx context.Context, q catalog.CorrectionQuery) (string, error) {

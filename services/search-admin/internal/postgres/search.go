@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
@@ -37,6 +40,29 @@ WITH ranked AS (
 SELECT p.id::text AS id, p.score, t.total
 FROM (SELECT count(*) AS total FROM ranked) t
 LEFT JOIN LATERAL (SELECT id, score FROM ranked ORDER BY score DESC, id LIMIT @limit OFFSET @offset) p ON true`
+
+// rankCandidates ranks, like keywordSearch, only the documents of the
+// candidate Servicos @ids and returns the page. Each candidate's document
+// is looked up by primary key (LATERAL, OFFSET 0 keeps it a lookup per id):
+// the GIN index would read every match, which is what candidates avoid.
+// Every filter is applied again: a candidate may have changed since the
+// replica's index read it.
+const rankCandidates = `
+SELECT d.id::text AS id, ts_rank(d.document, (SELECT CAST(@tsquery AS tsquery))) AS score
+FROM unnest(CAST(@ids AS uuid[])) AS c(id)
+CROSS JOIN LATERAL (
+    SELECT x.servico_id AS id, x.document, x.status, x.agent_only, x.tema_geral, x.orgao_gestor
+    FROM search_documents x
+    WHERE x.servico_id = c.id AND x.schema_version = @version
+    OFFSET 0
+) d
+WHERE d.document @@ (SELECT CAST(@tsquery AS tsquery))
+  AND d.status = 1
+  AND (@agents OR NOT d.agent_only)
+  AND (@tema = '' OR d.tema_geral = @tema)
+  AND (@orgao = '[]' OR d.orgao_gestor @> CAST(@orgao AS jsonb))
+ORDER BY score DESC, d.id
+LIMIT @limit OFFSET @offset`
 
 // keywordRow is one row of keywordSearch: a hit of the page, or NULL when
 // the page is empty, with the count of every visible match.
@@ -247,6 +273,41 @@ func keywordArgs(q catalog.KeywordQuery) (map[string]any, error) {
 		"agents": q.Filter.IncludeAgentOnly, "tema": q.Filter.TemaGeral, "orgao": string(orgaoJSON),
 		"limit": q.Limit, "offset": q.Offset,
 	}, nil
+}
+
+// RankKeywordCandidates implements catalog.SearchStore.
+func (s *Store) RankKeywordCandidates(ctx context.Context, q catalog.KeywordQuery, ids []string) ([]catalog.ScoredID, error) {
+	args, err := rankCandidateArgs(q, ids)
+	if err != nil || args == nil {
+		return nil, err
+	}
+	var rows []catalog.ScoredID
+	if err := s.runRankCandidates(ctx, "", args, &rows); err != nil {
+		return nil, mapError(fmt.Errorf("rank keyword candidates: %w", err))
+	}
+	return rows, nil
+}
+
+// rankCandidateArgs binds q and the candidate ids to the parameters of
+// rankCandidates; nil when there is nothing to rank.
+func rankCandidateArgs(q catalog.KeywordQuery, ids []string) (map[string]any, error) {
+	args, err := keywordArgs(q)
+	if err != nil || args == nil || len(ids) == 0 {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, err := uuid.Parse(id); err != nil {
+			return nil, fmt.Errorf("candidate %q is no servico id", id)
+		}
+	}
+	args["ids"] = "{" + strings.Join(ids, ",") + "}" // an array literal: gorm expands a slice into a list
+	return args, nil
+}
+
+// runRankCandidates runs rankCandidates after prefix (empty, or an EXPLAIN
+// for tests) with args, scanning into dest.
+func (s *Store) runRankCandidates(ctx context.Context, prefix string, args map[string]any, dest any) error {
+	return s.db.WithContext(ctx).Raw(prefix+rankCandidates, args).Scan(dest).Error
 }
 
 // ServicosByID implements catalog.SearchStore.

@@ -176,8 +176,9 @@ func TestTextSearchFollowsRenames(t *testing.T) {
 func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
 	t.Parallel()
 	st, db := newStore(t)
+	var ids []string
 	for i := range 30 {
-		mustCreate(t, st, "Certidão negativa "+strconv.Itoa(i), false, func(s *catalog.Servico) { s.Status = 1 })
+		ids = append(ids, mustCreate(t, st, "Certidão negativa "+strconv.Itoa(i), false, func(s *catalog.Servico) { s.Status = 1 }).ID)
 	}
 	if err := db.Exec("ANALYZE servicos, search_documents").Error; err != nil {
 		t.Fatal(err)
@@ -199,6 +200,19 @@ func TestKeywordSearchPlanIsNotJITCompiled(t *testing.T) {
 				}
 				if cost, jit := planCost(t, raw); jit || cost >= limit {
 					t.Errorf("plan costs %.0f (jit_above_cost %.0f), JIT %v", cost, limit, jit)
+				}
+				// Ranking candidates reads only them (by primary key, or a scan
+				// of a table this small): through the GIN index it would read
+				// every match, as ranking them all does.
+				raw, err = st.ExplainRankKeywordCandidates(context.Background(), q, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cost, jit := planCost(t, raw); jit || cost >= limit {
+					t.Errorf("candidate ranking plan costs %.0f (jit_above_cost %.0f), JIT %v", cost, limit, jit)
+				}
+				if strings.Contains(raw, "search_documents_document_idx") {
+					t.Errorf("candidate ranking reads every match through the full-text index:\n%s", raw)
 				}
 				cq := correctionQuery(t, st, text)
 				if len(cq.Words) == 0 {

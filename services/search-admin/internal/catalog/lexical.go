@@ -1,0 +1,253 @@
+package catalog
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// DocLexeme is one lexeme of a search document with the best weight it has
+// there: 'A' (nome_servico) outranks 'B', 'C' and 'D'.
+type DocLexeme struct {
+	Lexeme string
+	Weight byte
+}
+
+// lexWeight is a weight's share of a cheap keyword score: ts_rank's default
+// weights, so the cheap score orders documents the way ts_rank mostly does.
+func lexWeight(w byte) float32 {
+	switch w {
+	case 'A':
+		return 1
+	case 'B':
+		return 0.4
+	case 'C':
+		return 0.2
+	}
+	return 0.1
+}
+
+// lexPosting is a document holding a lexeme, with the lexeme's weight there.
+type lexPosting struct {
+	doc    int32
+	weight float32
+}
+
+// lexDoc is one published Servico in a lexicalIndex.
+type lexDoc struct {
+	id      string
+	meta    vectorMeta
+	lexemes []string // its lexemes, to remove its postings
+	live    bool
+}
+
+// lexicalIndex is an inverted index of the lexemes of the published
+// Servicos' current-version documents, kept beside their vectors. It finds
+// which documents match a keyword query and orders them by a cheap score
+// (the best weight of each matched word, summed), so that Postgres ranks a
+// bounded set of candidates exactly instead of every match. The owner's
+// lock guards it.
+type lexicalIndex struct {
+	docs     []lexDoc
+	free     []int32
+	byID     map[string]int32
+	postings map[string][]lexPosting
+	// sorted holds the keys of postings in order, for prefix matches.
+	sorted []string
+}
+
+// reset empties the index for n documents.
+func (x *lexicalIndex) reset(n int) {
+	x.docs, x.free = make([]lexDoc, 0, n), nil
+	x.byID = make(map[string]int32, n)
+	x.postings = map[string][]lexPosting{}
+	x.sorted = nil
+}
+
+// add records a published Servico's lexemes; bulk adds the lexemes to
+// sorted only when the caller sorts them afterwards.
+func (x *lexicalIndex) add(e VectorEntry, meta vectorMeta, bulk bool) {
+	if !e.Published || len(e.Lexemes) == 0 {
+		return
+	}
+	var n int32
+	if k := len(x.free); k > 0 {
+		n, x.free = x.free[k-1], x.free[:k-1]
+	} else {
+		n = int32(len(x.docs))
+		x.docs = append(x.docs, lexDoc{})
+	}
+	d := lexDoc{id: e.ID, meta: meta, live: true, lexemes: make([]string, 0, len(e.Lexemes))}
+	for _, l := range e.Lexemes {
+		p, ok := x.postings[l.Lexeme]
+		if !ok && !bulk {
+			i, _ := slices.BinarySearch(x.sorted, l.Lexeme)
+			x.sorted = slices.Insert(x.sorted, i, l.Lexeme)
+		}
+		if ok && p[len(p)-1].doc == n {
+			continue // a lexeme listed twice
+		}
+		x.postings[l.Lexeme] = append(p, lexPosting{doc: n, weight: lexWeight(l.Weight)})
+		d.lexemes = append(d.lexemes, l.Lexeme)
+	}
+	x.docs[n] = d
+	x.byID[e.ID] = n
+}
+
+// sortLexemes rebuilds sorted after bulk adds.
+func (x *lexicalIndex) sortLexemes() {
+	x.sorted = make([]string, 0, len(x.postings))
+	for l := range x.postings {
+		x.sorted = append(x.sorted, l)
+	}
+	slices.Sort(x.sorted)
+}
+
+// remove forgets the Servico id.
+func (x *lexicalIndex) remove(id string) {
+	n, ok := x.byID[id]
+	if !ok {
+		return
+	}
+	delete(x.byID, id)
+	for _, l := range x.docs[n].lexemes {
+		p := x.postings[l]
+		if i := slices.IndexFunc(p, func(q lexPosting) bool { return q.doc == n }); i >= 0 {
+			p[i] = p[len(p)-1]
+			p = p[:len(p)-1]
+		}
+		if len(p) == 0 {
+			delete(x.postings, l)
+			if i, found := slices.BinarySearch(x.sorted, l); found {
+				x.sorted = slices.Delete(x.sorted, i, i+1)
+			}
+			continue
+		}
+		x.postings[l] = p
+	}
+	x.docs[n] = lexDoc{}
+	x.free = append(x.free, n)
+}
+
+// lexScratch holds the per-document score buffers of one evaluation.
+type lexScratch struct{ bufs [][]float32 }
+
+var lexScratchPool = sync.Pool{New: func() any { return &lexScratch{} }}
+
+// get returns a zeroed buffer of n scores; put gives the last one back.
+func (s *lexScratch) get(depth, n int) []float32 {
+	for len(s.bufs) <= depth {
+		s.bufs = append(s.bufs, nil)
+	}
+	b := s.bufs[depth]
+	if cap(b) < n {
+		b = make([]float32, n)
+	} else {
+		b = b[:n]
+		clear(b)
+	}
+	s.bufs[depth] = b
+	return b
+}
+
+// eval writes into out, per document, the cheap score of m: a lexeme's
+// weight, the best of a prefix's lexemes or of Any's parts, the lowest of
+// All's parts; 0 where m does not match. depth picks scratch buffers.
+func (x *lexicalIndex) eval(m Match, out []float32, s *lexScratch, depth int) {
+	switch {
+	case len(m.All) > 0:
+		x.eval(m.All[0], out, s, depth+1)
+		tmp := s.get(depth, len(out))
+		for _, part := range m.All[1:] {
+			clear(tmp)
+			x.eval(part, tmp, s, depth+1)
+			for i, v := range tmp {
+				out[i] = min(out[i], v)
+			}
+		}
+	case len(m.Any) > 0:
+		tmp := s.get(depth, len(out))
+		for _, part := range m.Any {
+			clear(tmp)
+			x.eval(part, tmp, s, depth+1)
+			for i, v := range tmp {
+				out[i] = max(out[i], v)
+			}
+		}
+	case m.Prefix:
+		i, _ := slices.BinarySearch(x.sorted, m.Lexeme)
+		for ; i < len(x.sorted) && strings.HasPrefix(x.sorted[i], m.Lexeme); i++ {
+			for _, p := range x.postings[x.sorted[i]] {
+				out[p.doc] = max(out[p.doc], p.weight)
+			}
+		}
+	default:
+		for _, p := range x.postings[m.Lexeme] {
+			out[p.doc] = max(out[p.doc], p.weight)
+		}
+	}
+}
+
+// candidates returns the n documents f admits with the best cheap score for
+// terms (every term must match when every is set, else any), ties broken by
+// id, and how many documents f admits match.
+func (x *lexicalIndex) candidates(terms []Match, every bool, f SearchFilter, n int) ([]string, int) {
+	s := lexScratchPool.Get().(*lexScratch)
+	defer lexScratchPool.Put(s)
+	size := len(x.docs)
+	total := s.get(0, size)
+	term := s.get(1, size)
+	matched := 0
+	for _, t := range terms {
+		if t.IsZero() {
+			continue
+		}
+		clear(term)
+		x.eval(t, term, s, 2)
+		for i, v := range term {
+			switch {
+			case v > 0 && (total[i] > 0 || !every || matched == 0):
+				total[i] += v
+			case every:
+				total[i] = 0
+			}
+		}
+		matched++
+	}
+	if matched == 0 {
+		return nil, 0
+	}
+	type scored struct {
+		doc   int32
+		score float32
+	}
+	better := func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return strings.Compare(x.docs[a.doc].id, x.docs[b.doc].id)
+	}
+	top := make([]scored, 0, n+1)
+	count := 0
+	for i, v := range total {
+		if v <= 0 || !x.docs[i].live || !f.match(&x.docs[i].meta) {
+			continue
+		}
+		count++
+		c := scored{int32(i), v}
+		if len(top) == n && better(c, top[n-1]) >= 0 {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, c, better)
+		top = slices.Insert(top, at, c)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	ids := make([]string, len(top))
+	for i, c := range top {
+		ids[i] = x.docs[c.doc].id
+	}
+	return ids, count
+}

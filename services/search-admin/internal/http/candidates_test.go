@@ -1,0 +1,64 @@
+package http_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pgtest"
+	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
+	"github.com/municipal-apis/platform/services/search-admin/migrations"
+)
+
+// TestKeywordRankingOfMoreMatchesThanCandidatesFollowsTheCatalog runs keyword
+// search where more Servicos match than SEARCH_KEYWORD_CANDIDATES, so only
+// the best candidates of the replica's lexical index are ranked: the page
+// and the total must be those of ranking every match (a replica with
+// candidates off, on the same database), and must follow the catalog's
+// changes as the index receives them.
+func TestKeywordRankingOfMoreMatchesThanCandidatesFollowsTheCatalog(t *testing.T) {
+	t.Parallel()
+	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
+	bounded := newAppOn(t, dsn, idp, embedding.Hash{}, func(c *searchadmin.Config) { c.Search.KeywordCandidates = 3 })
+	every := newAppOn(t, dsn, idp, embedding.Hash{}, func(c *searchadmin.Config) { c.Search.KeywordCandidates = 0 })
+	title := bounded.publish(t, map[string]any{"nome_servico": "Certidão negativa de débitos", "resumo": "Emissão da certidão."})
+	for _, name := range []string{"Alvará de obra", "Poda de árvore", "Coleta de entulho", "Matrícula escolar", "Vacinação", "Castração de cães"} {
+		bounded.publish(t, map[string]any{"nome_servico": name, "resumo": "Serviço municipal.", "descricao_completa": "Pede-se certidão do imóvel."})
+	}
+	bounded.waitForVectors(t, 7)
+	every.waitForVectors(t, 7)
+	search := func(app *testApp) catalog.SearchResult {
+		return app.searchPage(t, url.Values{"q": {"certidao"}, "mode": {catalog.ModeKeyword}, "per_page": {"2"}})
+	}
+	got, want := search(bounded), search(every)
+	if got.Meta.Total != 7 || want.Meta.Total != 7 || len(got.Data) != 2 || got.Data[0].ID != title.ID || got.Data[0].ID != want.Data[0].ID {
+		t.Fatalf("bounded ranking %v (total %d), ranking every match %v (total %d); want the title match first of 7", names(got), got.Meta.Total, names(want), want.Meta.Total)
+	}
+	if got.Data[0].Score != want.Data[0].Score || got.Data[1].Score != want.Data[1].Score {
+		t.Fatalf("scores %v, %v; ranking every match scores %v, %v", got.Data[0].Score, got.Data[1].Score, want.Data[0].Score, want.Data[1].Score)
+	}
+	if resp := bounded.do(http.MethodPost, "/api/v1/admin/services/"+title.ID+"/unpublish", "catalog-admin", nil); resp.Status != http.StatusOK {
+		t.Fatalf("unpublish: %d %s", resp.Status, resp.Body)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got = search(bounded)
+		if got.Meta.Total == 6 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after an unpublish, bounded keyword search still counts %d matches, want 6", got.Meta.Total)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, h := range got.Data {
+		if h.ID == title.ID {
+			t.Fatalf("an unpublished Servico is still a hit: %v", names(got))
+		}
+	}
+}
