@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -152,10 +153,25 @@ func (s *Searcher) keywordSearch(ctx context.Context, kq KeywordQuery) ([]Scored
 	return s.store.KeywordSearch(ctx, kq)
 }
 
-// queryWords splits text into at most maxTerms words and analyzes them.
+// queryWords splits text into at most maxTerms words and analyzes them,
+// from the replica's cache of analyses when the catalog has not changed
+// since (see analysisCache).
 // The last word is also a prefix while it is incomplete: text does not end
 // after it, and it is no word of the lexicon or the catalog.
 func (s *Searcher) queryWords(ctx context.Context, schema Schema, text string) ([]queryWord, error) {
+	gen := s.index.Fingerprint()
+	if words, ok := s.analyses.get(gen, schema.Version, text); ok {
+		return words, nil
+	}
+	words, err := s.analyzeQuery(ctx, schema, text)
+	if err == nil {
+		s.analyses.put(gen, schema.Version, text, words)
+	}
+	return cloneWords(words), err
+}
+
+// analyzeQuery is queryWords without the cache.
+func (s *Searcher) analyzeQuery(ctx context.Context, schema Schema, text string) ([]queryWord, error) {
 	tokens := textnorm.Tokens(text)
 	if len(tokens) > maxTerms {
 		tokens = tokens[:maxTerms]
@@ -245,6 +261,59 @@ func (s *Searcher) variants(w queryWord) []string {
 		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// analysisCache keeps the analyzed words of recent query texts, so a
+// repeated query skips the round trip that asks Postgres for their
+// lexemes. An analysis depends on the text, the schema version and the
+// catalog's vocabulary (whether the last word is a catalog word decides
+// whether it is a prefix), so entries are kept for one fingerprint of
+// the replica's index: any create, update or delete the index receives
+// empties the cache. Synonym rules are applied after it and are not in it.
+type analysisCache struct {
+	mu      sync.Mutex
+	gen     Fingerprint
+	entries map[analysisKey][]queryWord
+}
+
+type analysisKey struct{ version, text string }
+
+// maxAnalyses bounds the cache; a full cache starts over.
+const maxAnalyses = 4096
+
+func (c *analysisCache) get(gen Fingerprint, version, text string) ([]queryWord, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return nil, false
+	}
+	words, ok := c.entries[analysisKey{version, text}]
+	if !ok {
+		return nil, false
+	}
+	return cloneWords(words), true
+}
+
+func (c *analysisCache) put(gen Fingerprint, version, text string, words []queryWord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || c.entries == nil || len(c.entries) >= maxAnalyses {
+		c.gen, c.entries = gen, map[analysisKey][]queryWord{}
+	}
+	c.entries[analysisKey{version, text}] = cloneWords(words)
+}
+
+// cloneWords copies words deep enough that typo correction, which
+// replaces a word's match and adds to its forms, leaves the original alone.
+func cloneWords(words []queryWord) []queryWord {
+	if words == nil {
+		return nil
+	}
+	out := slices.Clone(words)
+	for i := range out {
+		out[i].forms = slices.Clone(out[i].forms)
 	}
 	return out
 }

@@ -102,6 +102,7 @@ type Searcher struct {
 	embedder Embedder
 	lexicon  Lexicon
 	synonyms synonymCache
+	analyses analysisCache
 	cfg      SearchConfig
 	log      *slog.Logger
 }

@@ -62,3 +62,32 @@ func TestKeywordRankingOfMoreMatchesThanCandidatesFollowsTheCatalog(t *testing.T
 		}
 	}
 }
+
+// TestACachedQueryAnalysisFollowsTheCatalogsVocabulary repeats a query
+// whose analysis the replica caches: an incomplete last word no catalog
+// word equals is a prefix, and once a Servico brings that word into the
+// catalog it is a complete word, so the cached analysis must be dropped.
+func TestACachedQueryAnalysisFollowsTheCatalogsVocabulary(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Cadastro Xptoabc", "resumo": "Inscrição no cadastro."})
+	app.waitForVectors(t, 1)
+	q := url.Values{"q": {"xpto"}, "mode": {catalog.ModeKeyword}}
+	for range 2 {
+		if got := names(app.searchPage(t, q)); len(got) != 1 || got[0] != "Cadastro Xptoabc" {
+			t.Fatalf("an incomplete word as a prefix found %v, want [Cadastro Xptoabc]", got)
+		}
+	}
+	app.publish(t, map[string]any{"nome_servico": "Licença Xpto", "resumo": "Licença de funcionamento."})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := names(app.searchPage(t, q))
+		if len(got) == 1 && got[0] == "Licença Xpto" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after the catalog learnt the word, %q still finds %v, want only [Licença Xpto]", q.Get("q"), got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
