@@ -151,29 +151,31 @@ func (s *lexScratch) get(depth, n int) []float32 {
 	return b
 }
 
-// eval writes into out, per document, the cheap score of m: a lexeme's
-// weight, the best of a prefix's lexemes or of Any's parts, the lowest of
-// All's parts; 0 where m does not match. depth picks scratch buffers.
+// eval raises out, per document, to the cheap score of m where that is
+// higher: a lexeme's weight, the best of a prefix's lexemes or of Any's
+// parts, the lowest of All's parts; documents m does not match keep theirs.
+// Only All needs buffers of its own (depth picks them from s): the rest
+// raises out directly from the postings, so the work follows the postings
+// read, not the catalog's size.
 func (x *lexicalIndex) eval(m Match, out []float32, s *lexScratch, depth int) {
 	switch {
 	case len(m.All) > 0:
-		x.eval(m.All[0], out, s, depth+1)
-		tmp := s.get(depth, len(out))
-		for _, part := range m.All[1:] {
-			clear(tmp)
-			x.eval(part, tmp, s, depth+1)
-			for i, v := range tmp {
-				out[i] = min(out[i], v)
+		all := s.get(depth, len(out))
+		x.eval(m.All[0], all, s, depth+2)
+		part := s.get(depth+1, len(out))
+		for _, p := range m.All[1:] {
+			clear(part)
+			x.eval(p, part, s, depth+2)
+			for i, v := range part {
+				all[i] = min(all[i], v)
 			}
 		}
+		for i, v := range all {
+			out[i] = max(out[i], v)
+		}
 	case len(m.Any) > 0:
-		tmp := s.get(depth, len(out))
-		for _, part := range m.Any {
-			clear(tmp)
-			x.eval(part, tmp, s, depth+1)
-			for i, v := range tmp {
-				out[i] = max(out[i], v)
-			}
+		for _, p := range m.Any {
+			x.eval(p, out, s, depth)
 		}
 	case m.Prefix:
 		i, _ := slices.BinarySearch(x.sorted, m.Lexeme)
