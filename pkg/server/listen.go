@@ -35,17 +35,31 @@ func CloseListener(ln net.Listener) error {
 // its API and /livez, the admin one (ADMIN_ADDR) for its probes and metrics.
 type Listeners struct {
 	Public, Admin net.Listener
+	// AdminBusy is why the default admin address could not be bound when
+	// Admin listens on a free port instead (AdminConfig.Defaulted); nil
+	// when Admin listens where it was asked to.
+	AdminBusy error
 }
 
 // ListenAll opens the public listener on cfg.Addr and the admin listener on
-// admin.Addr; on failure nothing stays open.
+// admin.Addr; on failure nothing stays open. When admin.Addr is a
+// program's default (admin.Defaulted) and cannot be bound, as when a second
+// instance runs on the same host without its own ADMIN_ADDR, the admin
+// listener takes a free port of the same host instead and AdminBusy says
+// why; the program logs it, and Admin's address is the one to probe.
 func ListenAll(cfg Config, admin AdminConfig) (Listeners, error) {
 	var l Listeners
 	var err error
 	if l.Public, err = Listen(cfg.Addr); err != nil {
 		return Listeners{}, err
 	}
-	if l.Admin, err = Listen(admin.Addr); err != nil {
+	if l.Admin, err = Listen(admin.Addr); err != nil && admin.Defaulted {
+		l.AdminBusy = err
+		if host, _, serr := net.SplitHostPort(admin.Addr); serr == nil {
+			l.Admin, err = Listen(net.JoinHostPort(host, "0"))
+		}
+	}
+	if err != nil {
 		return Listeners{}, errors.Join(err, l.Close())
 	}
 	return l, nil

@@ -118,6 +118,12 @@ func ServeAll(ctx context.Context, shutdownTimeout time.Duration, logger *slog.L
 // its API, so that what the public port reaches never includes them.
 type AdminConfig struct {
 	Addr string `env:"ADMIN_ADDR"`
+	// Defaulted is set by a program whose Addr is its own default rather
+	// than the operator's choice (ADMIN_ADDR unset). Only then may
+	// ListenAll, finding Addr busy, listen on a free port of the same host
+	// instead; an address the operator chose that cannot be bound stays a
+	// failure, since probes and Prometheus are told where to look.
+	Defaulted bool
 }
 
 // Validate reports an admin address that cannot work beside the public

@@ -68,6 +68,10 @@ type RateLimitConfig struct {
 func LoadConfig(ctx context.Context, l envconfig.Lookuper) (Config, error) {
 	var cfg Config
 	err := program.LoadConfig(ctx, l, Defaults, &cfg)
+	// Without ADMIN_ADDR, a busy default admin port is no reason not to
+	// start (two gateways side by side on one host): see ListenAll.
+	_, set := l.Lookup("ADMIN_ADDR")
+	cfg.Admin.Defaulted = !set
 	return cfg, err
 }
 
