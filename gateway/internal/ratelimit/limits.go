@@ -78,7 +78,7 @@ func (l *Limits) CountIP(ctx context.Context, ip string) Decision {
 // limited per client only.
 func (l *Limits) CountCaller(ctx context.Context, clientID, department string) Decision {
 	if department == "" {
-		lc, err := l.client.Get(ctx, key(KindClient, clientID))
+		lc, err := l.store.Count(ctx, Counter{Key: key(KindClient, clientID), Rate: l.client.Rate})
 		return l.count(l.decide(ctx, err, Result{Kind: KindClient, Rate: l.client.Rate, Context: lc}))
 	}
 	dl := l.department

@@ -12,6 +12,8 @@ type Metrics struct {
 	fallback    prometheus.Gauge
 	switches    *prometheus.CounterVec
 	storeErrors prometheus.Counter
+	roundTrips  prometheus.Counter
+	admitted    prometheus.Counter
 }
 
 // NewMetrics creates the rate-limit series and registers them with reg.
@@ -33,8 +35,16 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "gateway_ratelimit_store_errors_total",
 			Help: "Failed Redis calls and probes of the rate-limit store.",
 		}),
+		roundTrips: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gateway_ratelimit_redis_round_trips_total",
+			Help: "Redis round trips made to count authenticated requests against their client and department limits (leases, counts, takebacks); divided by gateway_ratelimit_admitted_total, the round trips per admitted request.",
+		}),
+		admitted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gateway_ratelimit_admitted_total",
+			Help: "Authenticated requests admitted by the client and department limits while the counters are kept in Redis.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.rejections, m.fallback, m.switches, m.storeErrors} {
+	for _, c := range []prometheus.Collector{m.rejections, m.fallback, m.switches, m.storeErrors, m.roundTrips, m.admitted} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("register rate-limit metrics: %w", err)
 		}

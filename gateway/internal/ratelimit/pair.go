@@ -38,73 +38,235 @@ return {ret, ttl}
 
 // GetPair counts a request against first and, unless first refuses it,
 // against second: an authenticated request against its client, then its
-// department. On Redis both counts go in one pipelined round trip, each
-// with its own single-key script so the keys may live in different Redis
-// Cluster slots; when first refuses, the count of second is taken back
-// (one more round trip, only for refused requests), so a client over its
-// limit never spends its department's. counted reports whether second
-// counted the request.
+// department. counted reports whether second counted the request. On
+// Redis, limits below LeaseThreshold are counted one request per call and
+// larger ones spend leases held in memory (see lease.go); whatever must be
+// asked of Redis goes in one pipelined round trip, each counter with its own
+// single-key script so the keys may live in different Redis Cluster slots.
+// When first refuses, second's count is taken back (a DECR, one more round
+// trip, only for refused requests; a lease just fetched is kept for later),
+// so a client over its limit never spends its department's.
 func (s *Store) GetPair(ctx context.Context, first, second Counter) (a, b limiter.Context, counted bool, err error) {
 	p, err := fallback(s, ctx,
-		func() (pair, error) { return s.redisPair(ctx, first, second) },
-		func() (pair, error) { return s.memoryPair(ctx, first, second) })
-	return p.a, p.b, p.counted, err
+		func() (counts, error) { return s.redisCount(ctx, []Counter{first, second}) },
+		func() (counts, error) { return s.memoryCount(ctx, []Counter{first, second}) })
+	return p.ctx[0], p.ctx[1], p.n == 2, err
 }
 
-// pair is what GetPair answers.
-type pair struct {
-	a, b    limiter.Context
-	counted bool
+// Count counts a request against c alone, as GetPair does for two.
+func (s *Store) Count(ctx context.Context, c Counter) (limiter.Context, error) {
+	p, err := fallback(s, ctx,
+		func() (counts, error) { return s.redisCount(ctx, []Counter{c}) },
+		func() (counts, error) { return s.memoryCount(ctx, []Counter{c}) })
+	return p.ctx[0], err
 }
 
-// memoryPair is GetPair in this instance's memory.
-func (s *Store) memoryPair(ctx context.Context, first, second Counter) (pair, error) {
-	a, err := s.memory.Get(ctx, first.Key, first.Rate)
-	if err != nil || a.Reached {
-		return pair{a: a}, err
+// counts is what counting a request against up to two counters answers:
+// the state of each, and how many counted it (the first refusal ends it).
+type counts struct {
+	ctx [2]limiter.Context
+	n   int
+}
+
+// memoryCount counts in this instance's memory.
+func (s *Store) memoryCount(ctx context.Context, cs []Counter) (counts, error) {
+	var out counts
+	for i, c := range cs {
+		v, err := s.memory.Get(ctx, c.Key, c.Rate)
+		if err != nil {
+			return out, err
+		}
+		out.ctx[i], out.n = v, i+1
+		if v.Reached {
+			break
+		}
 	}
-	b, err := s.memory.Get(ctx, second.Key, second.Rate)
-	return pair{a: a, b: b, counted: err == nil}, err
+	return out, nil
 }
 
-// redisPair is GetPair on Redis.
-func (s *Store) redisPair(ctx context.Context, first, second Counter) (pair, error) {
-	keys := [2]string{s.redisKey(first.Key), s.redisKey(second.Key)}
-	var cmds [2]*redis.Cmd
+// plan is how one counter of a request is counted on Redis.
+type plan struct {
+	lease   *lease // nil when counted one request per call
+	ask     int64  // how much is asked of Redis; 0 when the lease held here answers
+	local   bool   // a token of the lease held here was taken
+	spent   bool   // the window's budget is handed out and none is held here: refused without asking
+	skipped bool   // a counter before this one refused the request, so this one does not count it
+	until   time.Time
+	cmd     *redis.Cmd
+}
+
+// redisCount counts a request against cs (at most two) on Redis: from the
+// leases held here where they can answer, and for the rest with one
+// pipelined round trip. A lease being fetched is locked until its answer
+// is in, so the concurrent requests of its caller wait for it instead of
+// fetching leases of their own; locks are taken in the order of cs
+// (client, then department), so they cannot deadlock.
+func (s *Store) redisCount(ctx context.Context, cs []Counter) (counts, error) {
+	var plans [2]plan
+	now := time.Now()
+	n := 0
+	for i, c := range cs {
+		n = i + 1
+		if plans[i] = s.plan(c, now); plans[i].spent {
+			break
+		}
+	}
+	ps := plans[:n]
+	if err := s.ask(ctx, cs[:n], ps); err != nil {
+		release(ps, false)
+		return counts{}, err
+	}
+	now = time.Now()
+	var out counts
+	var takeBack []string
+	admitted := true
+	for i := range n {
+		c, p := cs[i], &ps[i]
+		if !admitted {
+			p.skipped = true
+			switch {
+			case p.lease == nil:
+				takeBack = append(takeBack, s.redisKey(c.Key))
+			case p.ask > 0:
+				if err := p.keep(c.Rate, now); err != nil {
+					release(ps, false)
+					return counts{}, err
+				}
+			}
+			continue
+		}
+		v, ok, err := p.settle(c.Rate, now)
+		if err != nil {
+			release(ps, false)
+			return counts{}, err
+		}
+		out.ctx[i], out.n, admitted = v, i+1, ok
+	}
+	release(ps, true)
+	if len(takeBack) > 0 {
+		s.events.roundTrips.Inc()
+		if err := s.client.Decr(ctx, takeBack[0]).Err(); err != nil {
+			return counts{}, fmt.Errorf("take back the count of %s in redis: %w", takeBack[0], err)
+		}
+	}
+	if out.n > 0 && !out.ctx[out.n-1].Reached {
+		s.events.admitted.Inc()
+	}
+	return out, nil
+}
+
+// plan decides how c is counted: one request per call below the lease
+// threshold, else a token of the lease held here, a refusal when the
+// window's budget is spent out, or a new lease (its lock then held).
+func (s *Store) plan(c Counter, now time.Time) plan {
+	size := LeaseSize(c.Rate.Limit)
+	if size == 1 {
+		return plan{ask: 1}
+	}
+	l := s.leases.of(c.Key)
+	l.mu.Lock()
+	switch {
+	case l.valid(now) && l.left > 0:
+		l.left--
+		p := plan{lease: l, local: true, until: l.expires}
+		l.mu.Unlock()
+		return p
+	case l.exhausted(now, c.Rate.Limit):
+		l.mu.Unlock()
+		return plan{lease: l, spent: true}
+	}
+	return plan{lease: l, ask: size}
+}
+
+// settle reads p's answer: the counter's state and whether it admits the request.
+func (p *plan) settle(rate limiter.Rate, now time.Time) (limiter.Context, bool, error) {
+	switch {
+	case p.lease == nil:
+		v, err := contextOf(p.cmd, rate, now)
+		return v, err == nil && !v.Reached, err
+	case p.ask > 0:
+		if err := p.keep(rate, now); err != nil {
+			return limiter.Context{}, false, err
+		}
+		ok := p.lease.left > 0
+		if ok {
+			p.lease.left--
+		}
+		return p.lease.context(rate, now, !ok), ok, nil
+	}
+	p.lease.mu.Lock()
+	defer p.lease.mu.Unlock()
+	return p.lease.context(rate, now, p.spent), !p.spent, nil
+}
+
+// keep records the lease Redis granted to p, unspent.
+func (p *plan) keep(rate limiter.Rate, now time.Time) error {
+	v, err := p.cmd.Int64Slice()
+	if err != nil {
+		return fmt.Errorf("read rate-limit lease: %w", err)
+	}
+	if len(v) != 2 {
+		return errors.New("read rate-limit lease: want {count, ttl}")
+	}
+	p.lease.fill(p.ask, v[0], v[1], rate, now)
+	return nil
+}
+
+// release unlocks the leases fetched for a request. Unless settled, the
+// request was not counted: the tokens it took from leases held here go back.
+// A lease fetched for a counter after one that refused is kept, unspent, for
+// the requests that follow.
+func release(ps []plan, settled bool) {
+	for i := range ps {
+		p := &ps[i]
+		switch {
+		case p.lease != nil && p.ask > 0:
+			p.lease.mu.Unlock()
+		case p.local && (!settled || p.skipped):
+			p.lease.mu.Lock()
+			if p.lease.expires.Equal(p.until) {
+				p.lease.left++
+			}
+			p.lease.mu.Unlock()
+		}
+	}
+}
+
+// ask sends, in one pipelined round trip, the script call of every plan
+// that asks Redis for something; nothing when the leases held here answered.
+func (s *Store) ask(ctx context.Context, cs []Counter, ps []plan) error {
+	asks := false
+	for i := range ps {
+		asks = asks || ps[i].ask > 0
+	}
+	if !asks {
+		return nil
+	}
 	run := func(p redis.Pipeliner, eval bool) {
-		for i, c := range [2]Counter{first, second} {
-			args := []any{1, c.Rate.Period.Milliseconds()}
+		for i := range ps {
+			if ps[i].ask == 0 {
+				continue
+			}
+			keys := []string{s.redisKey(cs[i].Key)}
+			args := []any{ps[i].ask, cs[i].Rate.Period.Milliseconds()}
 			if eval {
-				cmds[i] = incrScript.Eval(ctx, p, keys[i:i+1], args...)
+				ps[i].cmd = incrScript.Eval(ctx, p, keys, args...)
 			} else {
-				cmds[i] = incrScript.EvalSha(ctx, p, keys[i:i+1], args...)
+				ps[i].cmd = incrScript.EvalSha(ctx, p, keys, args...)
 			}
 		}
 	}
+	s.events.roundTrips.Inc()
 	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, false); return nil })
 	if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// Redis restarted and forgot the script: send it whole once.
+		s.events.roundTrips.Inc()
 		_, err = s.client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, true); return nil })
 	}
 	if err != nil {
-		return pair{}, fmt.Errorf("count %s and %s in redis: %w", first.Key, second.Key, err)
+		return fmt.Errorf("count %s in redis: %w", cs[0].Key, err)
 	}
-	now := time.Now()
-	a, err := contextOf(cmds[0], first.Rate, now)
-	if err != nil {
-		return pair{}, err
-	}
-	b, err := contextOf(cmds[1], second.Rate, now)
-	if err != nil {
-		return pair{}, err
-	}
-	if !a.Reached {
-		return pair{a: a, b: b, counted: true}, nil
-	}
-	if err := s.client.Decr(ctx, keys[1]).Err(); err != nil {
-		return pair{}, fmt.Errorf("take back the count of %s in redis: %w", second.Key, err)
-	}
-	return pair{a: a}, nil
+	return nil
 }
 
 // redisKey is the Redis key ulule's store uses for key.

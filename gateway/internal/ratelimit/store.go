@@ -29,6 +29,7 @@ type Store struct {
 	redis   limiter.Store // created on first contact: ulule loads its scripts then
 	probed  bool          // the first probe always logs the state it finds
 	onRedis atomic.Bool
+	leases  leases // this instance's slices of the large limits' windows
 }
 
 // NewStore returns a Store for client that starts on memory; call Watch to
@@ -102,6 +103,7 @@ func (s *Store) Watch(ctx context.Context, interval, timeout time.Duration) {
 			return
 		case <-t.C:
 			s.Probe(ctx, timeout)
+			s.leases.sweep(time.Now())
 		}
 	}
 }

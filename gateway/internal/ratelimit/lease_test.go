@@ -1,0 +1,177 @@
+package ratelimit_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/pkg/redistest"
+)
+
+func TestLeaseSize(t *testing.T) {
+	t.Parallel()
+	for limit, want := range map[int64]int64{1: 1, 5: 1, 600: 1, 999: 1, 1000: 5, 3000: 15, 100000: 500, 1_000_000_000: ratelimit.MaxLease} {
+		if got := ratelimit.LeaseSize(limit); got != want {
+			t.Errorf("LeaseSize(%d) = %d, want %d", limit, got, want)
+		}
+	}
+}
+
+// instance is one gateway's limits on a shared Redis key prefix.
+type instance struct {
+	lim *ratelimit.Limits
+	reg *prometheus.Registry
+}
+
+// instances returns n stores on the same Redis and key prefix, as n
+// gateways sharing one Redis, each with the rates given.
+func instances(t *testing.T, n int, client, department string) ([]instance, string) {
+	t.Helper()
+	url := redistest.URL(t)
+	_, _, prefix, _, _ := newStore(t, url)
+	out := make([]instance, n)
+	for i := range out {
+		rc, err := ratelimit.NewRedisClient(url, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = rc.Close() })
+		reg := prometheus.NewRegistry()
+		m, err := ratelimit.NewMetrics(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := ratelimit.NewStore(rc, prefix, slog.New(slog.NewTextHandler(io.Discard, nil)), m)
+		store.Probe(context.Background(), time.Second)
+		if !store.OnRedis() {
+			t.Fatal("the store does not use redis")
+		}
+		out[i] = instance{reg: reg, lim: ratelimit.New(store, ratelimit.Config{
+			PerClient: rate(t, client), PerDepartment: rate(t, department), Unauthenticated: rate(t, "1-M"),
+		}, m)}
+	}
+	return out, prefix
+}
+
+// admitAll sends total requests of one client, spread over the instances
+// by workers goroutines each, and returns how many were admitted.
+func admitAll(t *testing.T, gws []instance, total, workers int, clientID, department string) int64 {
+	t.Helper()
+	var admitted, sent atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers * len(gws) {
+		wg.Go(func() {
+			gw := gws[w%len(gws)]
+			for sent.Add(1) <= int64(total) {
+				if !gw.lim.CountCaller(context.Background(), clientID, department).Reached() {
+					admitted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return admitted.Load()
+}
+
+func TestASmallLimitIsExactAcrossInstances(t *testing.T) {
+	t.Parallel()
+	gws, prefix := instances(t, 2, "5-M", "3000-M")
+	if got := admitAll(t, gws, 40, 4, "jobs-admin", "trabalho"); got != 5 {
+		t.Fatalf("two instances admitted %d requests under a 5-M client limit, want exactly 5", got)
+	}
+	client := redisClient(t)
+	if got := redisCount(t, client, prefix+":{client:jobs-admin}"); got != 40 {
+		t.Errorf("client counter = %d, want 40: below the lease threshold each request is counted in redis", got)
+	}
+}
+
+func TestLargeLimitsAreLeasedAndNeverExceeded(t *testing.T) {
+	t.Parallel()
+	const limit = 4000 // a lease of 20
+	gws, prefix := instances(t, 2, "4000-M", "1000000-M")
+	got := admitAll(t, gws, 6000, 4, "jobs-admin", "trabalho")
+	size := ratelimit.LeaseSize(limit)
+	// Never more than the limit; less by at most what the other instance
+	// holds unspent when the budget runs out.
+	if got > limit || got < limit-size*int64(len(gws)-1) {
+		t.Fatalf("two instances admitted %d requests under a %d-M limit with leases of %d, want %d to %d",
+			got, limit, size, limit-size, limit)
+	}
+	var trips, admitted float64
+	for _, gw := range gws {
+		trips += metricValue(t, gw.reg, "gateway_ratelimit_redis_round_trips_total", nil)
+		admitted += metricValue(t, gw.reg, "gateway_ratelimit_admitted_total", nil)
+	}
+	if admitted != float64(got) {
+		t.Errorf("gateway_ratelimit_admitted_total = %v, want %d", admitted, got)
+	}
+	// A lease per 20 admitted, a few spent-out refusals, some racing fetches.
+	if perAdmitted := trips / admitted; perAdmitted > 0.1 {
+		t.Errorf("%v redis round trips for %v admitted requests (%.3f each), want at most 0.1 with leases of %d", trips, admitted, perAdmitted, size)
+	}
+	client := redisClient(t)
+	if c := redisCount(t, client, prefix+":{client:jobs-admin}"); c < limit {
+		t.Errorf("client counter = %d, want at least the %d handed out", c, limit)
+	}
+	if c := redisCount(t, client, prefix+":{department:trabalho}"); c < got || c > got+2*ratelimit.LeaseSize(1000000) {
+		t.Errorf("department counter = %d, want the %d admitted plus at most two leases", c, got)
+	}
+}
+
+// A client over its limit does not spend its department's budget, leased or not.
+func TestARefusedClientLeavesItsDepartmentsLeaseUnspent(t *testing.T) {
+	t.Parallel()
+	gws, _ := instances(t, 1, "3-M", "2000-M")
+	lim := gws[0].lim
+	ctx := context.Background()
+	for range 10 {
+		lim.CountCaller(ctx, "jobs-admin", "trabalho")
+	}
+	d := lim.CountCaller(ctx, "reader", "trabalho")
+	if d.Reached() || len(d.Results) != 2 {
+		t.Fatalf("another client of the department: %+v", d)
+	}
+	if rem := d.Results[1].Remaining; rem != 2000-4 {
+		t.Errorf("department remaining = %d after 3 admitted requests of one client and 1 of another, want %d", rem, 2000-4)
+	}
+}
+
+func TestASpentOutLeaseRefusesWithoutAskingRedis(t *testing.T) {
+	t.Parallel()
+	gws, _ := instances(t, 1, "1000-M", "1000000-M")
+	ctx := context.Background()
+	if got := admitAll(t, gws, 1000, 1, "jobs-admin", "trabalho"); got != 1000 {
+		t.Fatalf("admitted %d of a 1000-M limit alone, want 1000", got)
+	}
+	before := metricValue(t, gws[0].reg, "gateway_ratelimit_redis_round_trips_total", nil)
+	for range 100 {
+		d := gws[0].lim.CountCaller(ctx, "jobs-admin", "trabalho")
+		r, ok := d.Limiting()
+		if !ok || r.Kind != ratelimit.KindClient || r.Remaining != 0 {
+			t.Fatalf("over the limit: limiting %+v %v, want the client limit with nothing left", r, ok)
+		}
+	}
+	// One round trip learns that the window is spent; then none.
+	if after := metricValue(t, gws[0].reg, "gateway_ratelimit_redis_round_trips_total", nil); after-before > 1 {
+		t.Errorf("100 refusals cost %v redis round trips, want at most 1", after-before)
+	}
+}
+
+// redisClient is a client of the test Redis, to read counters.
+func redisClient(t *testing.T) *redis.Client {
+	t.Helper()
+	c, err := ratelimit.NewRedisClient(redistest.URL(t), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
