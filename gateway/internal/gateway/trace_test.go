@@ -83,6 +83,9 @@ func TestTheGatewayContinuesTheClientsTraceAndIsTheParentOfTheUpstreamCall(t *te
 			t.Errorf("span %q is in trace %s, want the client's", s.Name(), s.SpanContext().TraceID())
 		}
 		for k, v := range attrsOf(s) {
+			if k == "server.port" {
+				continue // the upstream's random port may hold any digits
+			}
 			for _, leak := range []string{"42", "cpf", "12345678900", token, "jobs-admin", "trabalho"} {
 				if strings.Contains(v, leak) {
 					t.Errorf("span %q attribute %s = %q carries %q", s.Name(), k, v, leak)

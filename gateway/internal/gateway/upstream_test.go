@@ -137,3 +137,54 @@ func httpServer(t *testing.T, handler http.HandlerFunc) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// The response timeout bounds the wait for the upstream's headers only: an
+// event stream that keeps going past it reaches the client whole.
+func TestAStreamOutlivesTheResponseTimeout(t *testing.T) {
+	t.Parallel()
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 3 {
+			_, _ = io.WriteString(w, "data: "+itoa(i)+"\n\n")
+			http.NewResponseController(w).Flush()
+			time.Sleep(300 * time.Millisecond)
+		}
+	})
+	h := start(t, withEnv("UPSTREAM_RESPONSE_TIMEOUT", "200ms"), withRoute("/events", srv))
+	resp, body := h.get(t, "/events/feed", h.idp.Token(t, "reader"))
+	if resp.StatusCode != http.StatusOK || body != "data: 0\n\ndata: 1\n\ndata: 2\n\n" {
+		t.Fatalf("status %d, body %q: the stream was cut", resp.StatusCode, body)
+	}
+	assertRateLimitHeaders(t, resp)
+}
+
+// A large chunked upload reaches the upstream whole, streamed, and the
+// headers of one connection (hop-by-hop, and those Connection names) do not.
+func TestALargeChunkedBodyReachesTheUpstreamWhole(t *testing.T) {
+	t.Parallel()
+	type got struct {
+		n         int
+		chunked   bool
+		secret    string
+		keepAlive string
+	}
+	gotc := make(chan got, 1)
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		gotc <- got{len(b), len(r.TransferEncoding) > 0, r.Header.Get("X-Hop-Secret"), r.Header.Get("Keep-Alive")}
+	})
+	h := start(t, withEnv("HTTP_MAX_BODY_BYTES", itoa(8<<20)), withRoute("/upload", srv))
+	body := strings.Repeat("0123456789abcdef", 4<<16) // 4 MiB
+	resp, _ := h.do(t, http.MethodPost, "/upload/files", h.idp.Token(t, "jobs-admin"), unsized{strings.NewReader(body)},
+		"Connection", "X-Hop-Secret", "X-Hop-Secret", "s", "Keep-Alive", "timeout=5")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	g := <-gotc
+	if g.n != len(body) || !g.chunked {
+		t.Errorf("the upstream read %d bytes (chunked %v), want %d sent chunked", g.n, g.chunked, len(body))
+	}
+	if g.secret != "" || g.keepAlive != "" {
+		t.Errorf("hop-by-hop headers reached the upstream: X-Hop-Secret %q, Keep-Alive %q", g.secret, g.keepAlive)
+	}
+}

@@ -1,9 +1,6 @@
 package proxy
 
-import (
-	"net/http"
-	"strings"
-)
+import "strings"
 
 // Headers the gateway sets on every forwarded request from the verified token.
 const (
@@ -32,15 +29,6 @@ func isIdentityHeader(name string) bool {
 	return false
 }
 
-// stripIdentity removes every identity header a client sent.
-func stripIdentity(h http.Header) {
-	for name := range h {
-		if isIdentityHeader(name) {
-			delete(h, name)
-		}
-	}
-}
-
 // gatewayOwned are response headers the gateway sets itself; an upstream's
 // copies are dropped so that no response carries a header twice.
 var gatewayOwned = [...]string{
@@ -48,9 +36,12 @@ var gatewayOwned = [...]string{
 	"Ratelimit", "Ratelimit-Policy",
 }
 
-// dropGatewayOwned removes the upstream's copies of the gateway's headers.
-func dropGatewayOwned(h http.Header) {
-	for _, name := range gatewayOwned {
-		delete(h, name)
+// isGatewayOwned reports whether name (canonical) is one of gatewayOwned.
+func isGatewayOwned(name string) bool {
+	for _, n := range gatewayOwned {
+		if n == name {
+			return true
+		}
 	}
+	return false
 }

@@ -1,13 +1,14 @@
 package proxy
 
 import (
-	"io"
+	"context"
 	"net"
 	"net/http"
 	"strconv"
 
+	"github.com/valyala/fasthttp"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -17,22 +18,18 @@ import (
 // tracerName names the instrumentation of the upstream calls.
 const tracerName = "github.com/municipal-apis/platform/gateway/internal/proxy"
 
-// tracingTransport gives every upstream call a client span, child of the
-// gateway's server span, and sends its context upstream in traceparent
-// (and tracestate), so the service's server span is its child. The span
-// ends when the upstream's body is closed. Attributes name the method, the
+// tracing gives every upstream call a client span, child of the gateway's
+// server span, and sends its context upstream in traceparent (and
+// tracestate), so the service's server span is its child. The span ends
+// when the upstream's body is copied. Attributes name the method, the
 // upstream's address, the route prefix and the status: never the path,
 // query string or headers.
-type tracingTransport struct {
-	next   http.RoundTripper
+type tracing struct {
 	tracer trace.Tracer
-	route  string
-	host   string
-	port   int
-	scheme string
+	attrs  []attribute.KeyValue // the upstream's, the same on every call
 }
 
-func newTracingTransport(next http.RoundTripper, tp trace.TracerProvider, prefix, scheme, hostport string) *tracingTransport {
+func newTracing(tp trace.TracerProvider, prefix, scheme, hostport string) *tracing {
 	host, port := hostport, 0
 	if h, p, err := net.SplitHostPort(hostport); err == nil {
 		host = h
@@ -41,64 +38,59 @@ func newTracingTransport(next http.RoundTripper, tp trace.TracerProvider, prefix
 	if port == 0 {
 		port = map[string]int{"http": 80, "https": 443}[scheme]
 	}
-	return &tracingTransport{next: next, tracer: tp.Tracer(tracerName), route: prefix, host: host, port: port, scheme: scheme}
+	return &tracing{tracer: tp.Tracer(tracerName), attrs: []attribute.KeyValue{
+		semconv.ServerAddress(host),
+		semconv.ServerPort(port),
+		semconv.URLScheme(scheme),
+		// The gateway's route, so a trace tells which upstream was called.
+		semconv.HTTPRoute(prefix),
+	}}
 }
 
-func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	method := req.Method
+// start opens the span of one upstream call and writes its context into
+// the outgoing request's headers h.
+func (t *tracing) start(ctx context.Context, method string, h *fasthttp.RequestHeader) trace.Span {
 	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS":
 	default:
 		method = "_OTHER"
 	}
-	ctx, span := t.tracer.Start(req.Context(), method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		semconv.HTTPRequestMethodKey.String(method),
-		semconv.ServerAddress(t.host),
-		semconv.ServerPort(t.port),
-		semconv.URLScheme(t.scheme),
-		// The gateway's route, so a trace tells which upstream was called.
-		semconv.HTTPRoute(t.route),
-	))
-	// The outgoing request is the proxy's own copy; its headers may change.
-	out := req.WithContext(ctx)
-	telemetry.Propagator.Inject(ctx, propagation.HeaderCarrier(out.Header))
-	resp, err := t.next.RoundTrip(out)
-	if err != nil {
-		span.SetStatus(codes.Error, "")
-		span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
-		span.End()
-		return resp, err
-	}
-	span.SetAttributes(semconv.HTTPResponseStatusCode(resp.StatusCode))
-	if resp.StatusCode >= 500 {
-		span.SetStatus(codes.Error, "")
-		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(resp.StatusCode)))
-	}
-	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
-		span.End()
-		return resp, nil
-	}
-	resp.Body = &spanBody{ReadCloser: resp.Body, span: span}
-	return resp, nil
+	ctx, span := t.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(t.attrs...), trace.WithAttributes(semconv.HTTPRequestMethodKey.String(method)))
+	telemetry.Propagator.Inject(ctx, headerCarrier{h})
+	return span
 }
 
-// errorType is the low-cardinality kind of a failed upstream call.
-func errorType(err error) string {
+// answered records the upstream's status on span.
+func answered(span trace.Span, status int) {
+	span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+	if status >= 500 {
+		span.SetStatus(codes.Error, "")
+		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
+	}
+}
+
+// failed records on span an upstream call that got no answer.
+func failed(span trace.Span, err error) {
+	span.SetStatus(codes.Error, "")
+	kind := "unreachable"
 	if isTimeout(err) {
-		return "timeout"
+		kind = "timeout"
 	}
-	return "unreachable"
+	span.SetAttributes(semconv.ErrorTypeKey.String(kind))
 }
 
-// spanBody ends the upstream call's span when the proxy has copied the
-// body and closes it.
-type spanBody struct {
-	io.ReadCloser
-	span trace.Span
-}
+// headerCarrier lets the propagator write into a fasthttp request's headers.
+type headerCarrier struct{ h *fasthttp.RequestHeader }
 
-func (b *spanBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.span.End()
-	return err
+// Names are made canonical, as net/http's are: the outgoing headers keep
+// the names net/http gave them, so a client's own Traceparent is replaced.
+func (c headerCarrier) Get(key string) string { return string(c.h.Peek(http.CanonicalHeaderKey(key))) }
+func (c headerCarrier) Set(key, value string) { c.h.Set(http.CanonicalHeaderKey(key), value) }
+func (c headerCarrier) Keys() []string {
+	var keys []string
+	for k := range c.h.All() {
+		keys = append(keys, string(k))
+	}
+	return keys
 }

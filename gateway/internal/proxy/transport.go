@@ -1,13 +1,15 @@
-// Package proxy forwards a routed request to its upstream with
-// httputil.ReverseProxy: one tuned Transport per upstream, identity headers
-// replaced by the verified ones, and upstream failures turned into 502/504
-// problem responses.
+// Package proxy forwards a routed request to its upstream through a
+// fasthttp.HostClient: one connection pool per upstream, identity headers
+// replaced by the verified ones, bodies streamed both ways, and upstream
+// failures turned into 502/504 problem responses.
 package proxy
 
 import (
 	"net"
-	"net/http"
+	"net/url"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Config tunes the connections to every upstream.
@@ -18,18 +20,57 @@ type Config struct {
 	MaxIdleConnsHost int           `env:"UPSTREAM_MAX_IDLE_CONNS_PER_HOST, default=256"`
 }
 
-// newTransport builds the Transport of one upstream. Proxy environment
-// variables are ignored: upstreams are reached directly.
-func newTransport(c Config) *http.Transport {
+// newClient builds the connection pool of the upstream at u. Proxy
+// environment variables are ignored: upstreams are reached directly.
+//
+// ReadTimeout bounds the wait for the response headers (it starts once the
+// request is written); fasthttp would keep it on the body too, so the
+// connection's read deadline is cleared as soon as the headers are in
+// (keepReading), and an event stream may run as long as it likes.
+func newClient(u *url.URL, c Config) *fasthttp.HostClient {
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), map[bool]string{true: "443", false: "80"}[u.Scheme == "https"])
+	}
 	d := &net.Dialer{Timeout: c.DialTimeout, KeepAlive: 30 * time.Second}
-	return &http.Transport{
-		DialContext:           d.DialContext,
-		MaxIdleConns:          c.MaxIdleConnsHost,
-		MaxIdleConnsPerHost:   c.MaxIdleConnsHost,
-		IdleConnTimeout:       c.IdleConnTimeout,
-		ResponseHeaderTimeout: c.ResponseTimeout,
-		TLSHandshakeTimeout:   c.DialTimeout,
-		ExpectContinueTimeout: time.Second,
-		ForceAttemptHTTP2:     true,
+	return &fasthttp.HostClient{
+		Addr:                          addr,
+		IsTLS:                         u.Scheme == "https",
+		MaxConns:                      max(c.MaxIdleConnsHost, 1024),
+		MaxIdleConnDuration:           c.IdleConnTimeout,
+		ReadTimeout:                   c.ResponseTimeout,
+		MaxConnWaitTimeout:            c.DialTimeout,
+		NoDefaultUserAgentHeader:      true,
+		DisableHeaderNamesNormalizing: true,
+		DisablePathNormalizing:        true,
+		StreamResponseBody:            true,
+		MaxIdemponentCallAttempts:     1,
+		ReadBufferSize:                16 << 10,
+		Dial: func(addr string) (net.Conn, error) {
+			conn, err := d.Dial("tcp", addr)
+			if err != nil {
+				return nil, err
+			}
+			return &deadlineConn{Conn: conn}, nil
+		},
+	}
+}
+
+// deadlineConn is an upstream connection whose read deadline the proxy can
+// clear once the response headers are in: its LocalAddr, which fasthttp
+// hands to the Response, leads back to it.
+type deadlineConn struct{ net.Conn }
+
+func (c *deadlineConn) LocalAddr() net.Addr { return connAddr{c.Conn.LocalAddr(), c} }
+
+type connAddr struct {
+	net.Addr
+	conn *deadlineConn
+}
+
+// keepReading lifts the response-header deadline from resp's connection.
+func keepReading(resp *fasthttp.Response) {
+	if a, ok := resp.LocalAddr().(connAddr); ok {
+		_ = a.conn.Conn.SetReadDeadline(time.Time{})
 	}
 }
