@@ -27,6 +27,7 @@ func main() {
 type options struct {
 	out, plot string
 	gateway   benchreport.GatewayBench
+	peers     benchreport.PeerBench
 	load      benchreport.LoadRun
 	search    searchload.Options
 }
@@ -40,6 +41,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.gateway.Duration, "gateway-duration", "10s", "length of each measured phase of gateway-bench")
 	fs.StringVar(&o.gateway.Warmup, "gateway-warmup", "2s", "warm-up of gateway-bench before each target")
 	fs.Float64Var(&o.gateway.MaxLoad, "gateway-max-load", float64(4*runtime.NumCPU()), "load average above which gateway-bench refuses to run")
+	fs.IntVar(&o.peers.Rounds, "peers-rounds", 3, "rounds of scripts/gateway-peers.sh")
+	fs.StringVar(&o.peers.Duration, "peers-duration", "8s", "wrk run of each target and round of scripts/gateway-peers.sh")
 	fs.IntVar(&o.load.Rate, "load-rate", 50, "requests per second of the loadgen run")
 	fs.DurationVar(&o.load.Duration, "load-duration", 30*time.Second, "length of the loadgen run")
 	fs.IntVar(&o.search.Clients, "search-clients", searchload.DefaultClients, "clients of the search-under-load run")
@@ -81,6 +84,9 @@ func run(ctx context.Context, o options, log io.Writer) *benchreport.Report {
 	rep.GatewayCommand = o.gateway.Command("<temporary file>")
 	fmt.Fprintf(log, "benchreport: %s\n", rep.GatewayCommand)
 	rep.Gateway, rep.GatewayErr = o.gateway.Run(ctx, ".", log)
+	rep.PeersCommand = o.peers.Command()
+	fmt.Fprintf(log, "benchreport: %s\n", rep.PeersCommand)
+	rep.Peers, rep.PeersErr = o.peers.Run(ctx, ".", log)
 	rep.LoadCommand = o.load.Command()
 	fmt.Fprintf(log, "benchreport: loadgen, %d req/s for %v against a new stack\n", o.load.Rate, o.load.Duration)
 	rep.Load, rep.LoadErr = o.load.Run(ctx)

@@ -67,13 +67,37 @@ func (r *Report) writeGateway(b *strings.Builder) {
 	b.WriteString("### Through the gateway and direct, with vegeta (`gateway-bench`)\n\n")
 	if r.GatewayErr != nil {
 		fmt.Fprintf(b, "Not measured: %s\n\n", oneLine(r.GatewayErr))
+	} else {
+		b.WriteString(strings.Join(r.Gateway.Table, "\n") + "\n\n")
+		if r.Gateway.Targets != "" {
+			fmt.Fprintf(b, "Targets: %s\n\n", r.Gateway.Targets)
+		}
+	}
+	r.writePeers(b)
+	b.WriteString("### go test benchmarks\n\n")
+}
+
+func (r *Report) writePeers(b *strings.Builder) {
+	b.WriteString("### Beside nginx and HAProxy, with wrk (`scripts/gateway-peers.sh`)\n\n")
+	if r.PeersErr != nil {
+		fmt.Fprintf(b, "Not measured: %s\n\n", oneLine(r.PeersErr))
 		return
 	}
-	b.WriteString(strings.Join(r.Gateway.Table, "\n") + "\n\n")
-	if r.Gateway.Targets != "" {
-		fmt.Fprintf(b, "Targets: %s\n\n", r.Gateway.Targets)
+	b.WriteString("The same trivial upstream, bearer token and wrk load (2 threads, 64 connections) through each " +
+		"target; median of the rounds, which alternate between targets. `haproxy-jwt-limits` verifies the RS256 " +
+		"token on every request and counts it per client and department in stick tables, the work the gateway does.\n\n")
+	b.WriteString(strings.Join(r.Peers.Table, "\n") + "\n\n")
+	fmt.Fprintf(b, "Ratios: `%s`", r.Peers.Ratios)
+	if r.Peers.Load != "" {
+		fmt.Fprintf(b, "; load average at the end %s", r.Peers.Load)
 	}
-	b.WriteString("### go test benchmarks\n\n")
+	b.WriteString(".\n\n")
+	for _, g := range r.Peers.Goals {
+		fmt.Fprintf(b, "- %s\n", g)
+	}
+	if len(r.Peers.Goals) > 0 {
+		b.WriteString("\n")
+	}
 }
 
 // writeSuites writes one table of every result of suites, a column per unit.
@@ -149,7 +173,7 @@ func (r *Report) writeCommands(b *strings.Builder) {
 	for _, s := range r.Suites {
 		b.WriteString(s.Suite.Command() + "\n")
 	}
-	b.WriteString(r.GatewayCommand + "\n" + r.LoadCommand + "\n")
+	b.WriteString(r.GatewayCommand + "\n" + r.PeersCommand + "\n" + r.LoadCommand + "\n")
 	if r.SearchLoadCommand != "" {
 		b.WriteString(r.SearchLoadCommand + "\n")
 	}

@@ -19,6 +19,10 @@ type Report struct {
 	Gateway        GatewayResult
 	GatewayErr     error
 
+	PeersCommand string
+	Peers        PeerResult
+	PeersErr     error
+
 	LoadCommand string
 	Load        *load.Report
 	LoadErr     error
@@ -44,7 +48,7 @@ func (r *Report) Failed() bool {
 			return true
 		}
 	}
-	return r.GatewayErr != nil || r.LoadErr != nil || r.SearchLoadErr != nil
+	return r.GatewayErr != nil || r.PeersErr != nil || r.LoadErr != nil || r.SearchLoadErr != nil
 }
 
 // suitesOf returns the results of the suites of area.

@@ -1,0 +1,147 @@
+#!/bin/bash
+# The gateway beside the proxies a city would pick instead, on this machine, in one run
+# (tools/cmd/benchreport runs it for docs/benchmarks.md; gateway/BENCHMARKS.md keeps its notes).
+#
+# Every target forwards GET /go/v1/api/v1/empregos to the same trivial upstream, under the same
+# wrk load (2 threads, CONN connections) carrying the same bearer token:
+#   direct               the upstream itself (the physical limit here)
+#   nginx-bare           nginx (Debian), proxy only
+#   haproxy-bare         HAProxy (Debian), proxy only
+#   go-httputil-bare     net/http/httputil.ReverseProxy with nothing else
+#   haproxy-jwt-limits   HAProxy verifying the RS256 token on every request (signature, alg,
+#                        iss, exp) and counting it in stick tables per azp and per department
+#   gateway-limits-off   the gateway, RATE_LIMIT_ENABLED=false
+#   gateway              the gateway: token check + Redis limits per client and department
+# Rounds alternate between targets; the table shows each target's median of ROUNDS rounds and its
+# ratio to direct, then the gateway's goals (issue 14): gateway >= 1.0x haproxy-jwt-limits with no
+# non-2xx, gateway-limits-off >= 0.9x nginx-bare, gateway p99 no worse than haproxy-jwt-limits'.
+#
+# Usage, from the repository root: scripts/gateway-peers.sh
+# It runs `make build` and uses bin/gateway and bin/devidp (GATEWAY_BIN, DEVIDP_BIN override them),
+# installs wrk, nginx and haproxy from Debian (apt-get) when missing and downloads nothing else,
+# uses ports 19001-19090 and Redis db 5 (flushed).
+# Env: ROUNDS (3), DUR (8s), CONN (64), OUT_DIR (/tmp/gateway-peers).
+set -u
+ROOT=$(pwd)
+D=${OUT_DIR:-/tmp/gateway-peers}; DUR=${DUR:-8s}; CONN=${CONN:-64}; ROUNDS=${ROUNDS:-3}
+mkdir -p "$D/bin" "$D/out"; rm -f "$D"/out/*
+for tool in wrk nginx haproxy; do
+  command -v "$tool" >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light haproxy >/dev/null; break; }
+done
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+trap cleanup EXIT
+go build -o "$D/bin/peerbench" ./tools/cmd/peerbench || exit 1
+if [[ -z ${GATEWAY_BIN:-} || -z ${DEVIDP_BIN:-} ]]; then make -s build >/dev/null || exit 1; fi
+GATEWAY_BIN=${GATEWAY_BIN:-$ROOT/bin/gateway}; DEVIDP_BIN=${DEVIDP_BIN:-$ROOT/bin/devidp}
+"$D/bin/peerbench" upstream 127.0.0.1:19001 & PIDS+=($!)
+DEVIDP_ADDR=127.0.0.1:19090 DEVIDP_ISSUER_BASE=http://127.0.0.1:19090 "$DEVIDP_BIN" >"$D/devidp.log" 2>&1 & PIDS+=($!)
+ISS=http://127.0.0.1:19090/auth/realms/municipal
+for i in $(seq 50); do curl -sf -o /dev/null "$ISS/.well-known/openid-configuration" && break; sleep 0.2; done
+TOK=$(curl -s -d grant_type=client_credentials -d client_id=jobs-admin -d client_secret=jobs-admin-secret "$ISS/protocol/openid-connect/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
+curl -s "$ISS/protocol/openid-connect/certs" | "$D/bin/peerbench" jwk2pem >"$D/pub.pem" || exit 1
+redis-cli -n 5 flushdb >/dev/null
+gw() { # port, limits on/off
+  HTTP_ADDR=127.0.0.1:$1 ROUTES=/go/v1=http://127.0.0.1:19001 OIDC_ISSUER_URL=$ISS REDIS_URL=redis://127.0.0.1:6379/5 \
+  RATE_LIMIT_ENABLED=$2 RATE_LIMIT_PER_CLIENT=1000000000-M RATE_LIMIT_PER_DEPARTMENT=1000000000-M \
+  "$GATEWAY_BIN" >"$D/gw$1.log" 2>&1 & PIDS+=($!)
+}
+gw 19080 true; gw 19081 false
+"$D/bin/peerbench" bareproxy 127.0.0.1:19086 http://127.0.0.1:19001 2>/dev/null & PIDS+=($!)
+cat >"$D/nginx.conf" <<NG
+worker_processes auto; pid $D/nginx.pid; error_log $D/nginx.err; daemon off;
+events { worker_connections 4096; }
+http { access_log /dev/null; upstream up { server 127.0.0.1:19001; keepalive 256; }
+  server { listen 127.0.0.1:19082; location /go/v1/ { proxy_pass http://up/; proxy_http_version 1.1; proxy_set_header Connection ""; } } }
+NG
+nginx -c "$D/nginx.conf" & PIDS+=($!)
+cat >"$D/haproxy.cfg" <<HA
+global
+  nbthread 2
+  log stdout format raw local0
+defaults
+  mode http
+  log global
+  option httplog
+  timeout connect 2s
+  timeout client 30s
+  timeout server 30s
+  http-reuse always
+backend per_client
+  stick-table type string len 64 size 100k expire 60s store http_req_rate(60s)
+backend per_dept
+  stick-table type string len 64 size 10k expire 60s store http_req_rate(60s)
+backend up
+  http-request replace-path /go/v1(/.*) \1
+  server s1 127.0.0.1:19001
+frontend bare
+  bind 127.0.0.1:19083
+  default_backend up
+frontend jwt
+  bind 127.0.0.1:19084
+  http-request deny deny_status 401 unless { req.hdr(authorization) -m beg "Bearer " }
+  http-request set-var(txn.bearer) http_auth_bearer
+  http-request set-var(txn.alg) var(txn.bearer),jwt_header_query('\$.alg')
+  http-request deny deny_status 401 unless { var(txn.alg) -m str RS256 }
+  http-request deny deny_status 401 unless { var(txn.bearer),jwt_verify(txn.alg,"$D/pub.pem") -m int 1 }
+  http-request set-var(txn.iss) var(txn.bearer),jwt_payload_query('\$.iss')
+  http-request deny deny_status 401 unless { var(txn.iss) -m str $ISS }
+  http-request set-var(txn.exp) var(txn.bearer),jwt_payload_query('\$.exp','int')
+  http-request set-var(txn.now) date()
+  http-request deny deny_status 401 if { var(txn.exp),sub(txn.now) -m int lt 0 }
+  http-request set-var(txn.azp) var(txn.bearer),jwt_payload_query('\$.azp')
+  http-request set-var(txn.dept) var(txn.bearer),jwt_payload_query('\$.department')
+  http-request track-sc0 var(txn.azp) table per_client
+  http-request track-sc1 var(txn.dept) table per_dept
+  http-request deny deny_status 429 if { sc_http_req_rate(0) gt 1000000000 }
+  http-request deny deny_status 429 if { sc_http_req_rate(1) gt 1000000000 }
+  default_backend up
+HA
+haproxy -f "$D/haproxy.cfg" >/dev/null 2>&1 & PIDS+=($!)
+sleep 2
+P=/go/v1/api/v1/empregos
+declare -A URL=(
+  [direct]=http://127.0.0.1:19001/api/v1/empregos [nginx-bare]=http://127.0.0.1:19082$P
+  [haproxy-bare]=http://127.0.0.1:19083$P [go-httputil-bare]=http://127.0.0.1:19086$P
+  [haproxy-jwt-limits]=http://127.0.0.1:19084$P [gateway-limits-off]=http://127.0.0.1:19081$P
+  [gateway]=http://127.0.0.1:19080$P
+)
+ORDER=(direct nginx-bare haproxy-bare go-httputil-bare haproxy-jwt-limits gateway-limits-off gateway)
+for t in "${ORDER[@]}"; do
+  c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" "${URL[$t]}")
+  n=$(curl -s -o /dev/null -w '%{http_code}' "${URL[$t]}")
+  echo "check $t: with token $c, without $n"
+  [[ $c == 200 ]] || { echo "$t does not answer 200 with a valid token; logs in $D"; exit 1; }
+done
+for r in $(seq "$ROUNDS"); do for t in "${ORDER[@]}"; do
+  wrk -t2 -c"$CONN" -d"$DUR" --latency -H "Authorization: Bearer $TOK" "${URL[$t]}" >"$D/out/$t.$r" 2>&1
+done; done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$D/out" "${ORDER[@]}" <<'PY'
+import sys, re, os, statistics as st
+d, order = sys.argv[1], sys.argv[2:]
+def ms(s):
+    v, u = re.match(r"([\d.]+)(us|ms|s)", s).groups(); return float(v) * {"us": .001, "ms": 1, "s": 1000}[u]
+res = {}
+for t in order:
+    rps, p50, p99, bad = [], [], [], 0
+    for f in sorted(os.listdir(d)):
+        if f.rsplit(".", 1)[0] != t: continue
+        x = open(os.path.join(d, f)).read()
+        rps.append(float(re.search(r"Requests/sec:\s+([\d.]+)", x).group(1)))
+        p50.append(ms(re.search(r"^\s+50%\s+(\S+)", x, re.M).group(1)))
+        p99.append(ms(re.search(r"^\s+99%\s+(\S+)", x, re.M).group(1)))
+        m = re.search(r"Non-2xx or 3xx responses: (\d+)", x); bad += int(m.group(1)) if m else 0
+    res[t] = (st.median(rps), st.median(p50), st.median(p99), bad, min(rps), max(rps))
+base = res["direct"][0]
+print(f"| target | req/s | x direct | p50 ms | p99 ms | non-2xx | range req/s |")
+print("|---|---|---|---|---|---|---|")
+for t in order:
+    r = res[t]; print(f"| {t} | {r[0]:.0f} | {r[0]/base:.2f} | {r[1]:.2f} | {r[2]:.2f} | {r[3]} | {r[4]:.0f}-{r[5]:.0f} |")
+g = res["gateway"][0]
+print(f"gateway/haproxy-jwt-limits={g/res['haproxy-jwt-limits'][0]:.2f} gateway/go-httputil-bare={g/res['go-httputil-bare'][0]:.2f} gateway/nginx-bare={g/res['nginx-bare'][0]:.2f} gateway/direct={g/base:.2f}")
+h, off, ng = res["haproxy-jwt-limits"], res["gateway-limits-off"][0], res["nginx-bare"][0]
+print(f"goal: gateway >= 1.0x haproxy-jwt-limits with no non-2xx: {g/h[0]:.2f}x, {res['gateway'][3]} non-2xx, {'met' if g >= h[0] and res['gateway'][3] == 0 else 'not met'}")
+print(f"goal: gateway-limits-off >= 0.9x nginx-bare: {off/ng:.2f}x, {'met' if off >= 0.9*ng else 'not met'}")
+print(f"goal: gateway p99 <= haproxy-jwt-limits p99: {res['gateway'][2]:.2f} ms vs {h[2]:.2f} ms, {'met' if res['gateway'][2] <= h[2] else 'not met'}")
+PY

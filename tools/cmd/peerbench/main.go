@@ -1,0 +1,103 @@
+// Command peerbench holds the small programs of the gateway's peer
+// comparison (scripts/gateway-peers.sh), which puts the gateway beside the
+// proxies a city would pick instead:
+//
+//	peerbench upstream ADDR          the trivial service every proxy forwards to
+//	peerbench bareproxy ADDR URL     httputil.ReverseProxy and nothing else, the floor of a Go proxy
+//	peerbench jwk2pem < jwks.json    the first RSA key of a JWKS as PEM, for HAProxy's jwt_verify
+package main
+
+import (
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "peerbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, in io.Reader, out io.Writer) error {
+	switch {
+	case len(args) == 2 && args[0] == "upstream":
+		return serve(args[1], upstream())
+	case len(args) == 3 && args[0] == "bareproxy":
+		up, err := url.Parse(args[2])
+		if err != nil {
+			return err
+		}
+		return serve(args[1], bareProxy(up))
+	case len(args) == 1 && args[0] == "jwk2pem":
+		return jwk2pem(in, out)
+	}
+	return errors.New("usage: peerbench upstream ADDR | bareproxy ADDR URL | jwk2pem")
+}
+
+func serve(addr string, h http.Handler) error {
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	return srv.ListenAndServe()
+}
+
+// upstream answers every request with a small JSON page, as a list endpoint would.
+func upstream() http.Handler {
+	body := []byte(`{"data":[],"meta":{"page":1,"per_page":20,"total":0}}`)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
+}
+
+// bareProxy forwards /go/v1/... to up without the prefix: no checks, no logs.
+func bareProxy(up *url.URL) http.Handler {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	return &httputil.ReverseProxy{Transport: t, Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(up)
+		r.Out.URL.Path = strings.TrimPrefix(r.In.URL.Path, "/go/v1")
+		r.Out.URL.RawPath = ""
+	}}
+}
+
+// jwk2pem writes the first RSA key of the JWKS read from in as a PEM public key.
+func jwk2pem(in io.Reader, out io.Writer) error {
+	var set struct {
+		Keys []struct{ Kty, N, E string } `json:"keys"`
+	}
+	if err := json.NewDecoder(in).Decode(&set); err != nil {
+		return fmt.Errorf("read the JWKS: %w", err)
+	}
+	for _, k := range set.Keys {
+		if k.Kty != "RSA" {
+			continue
+		}
+		n, err := base64.RawURLEncoding.DecodeString(k.N)
+		if err != nil {
+			return fmt.Errorf("modulus: %w", err)
+		}
+		e, err := base64.RawURLEncoding.DecodeString(k.E)
+		if err != nil {
+			return fmt.Errorf("exponent: %w", err)
+		}
+		der, err := x509.MarshalPKIXPublicKey(&rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())})
+		if err != nil {
+			return err
+		}
+		return pem.Encode(out, &pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	}
+	return errors.New("no RSA key in the JWKS")
+}

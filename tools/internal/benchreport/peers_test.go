@@ -1,0 +1,56 @@
+package benchreport
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// peerOutput is what scripts/gateway-peers.sh prints, progress lines included.
+const peerOutput = `check direct: with token 200, without 200
+check gateway: with token 200, without 401
+load average at the end: 3.10 2.50 1.90
+| target | req/s | x direct | p50 ms | p99 ms | non-2xx | range req/s |
+|---|---|---|---|---|---|---|
+| direct | 20000 | 1.00 | 2.00 | 9.00 | 0 | 19000-21000 |
+| haproxy-jwt-limits | 8000 | 0.40 | 5.00 | 20.00 | 0 | 7900-8100 |
+| gateway | 8400 | 0.42 | 5.10 | 18.00 | 0 | 8000-8600 |
+gateway/haproxy-jwt-limits=1.05 gateway/go-httputil-bare=1.90 gateway/nginx-bare=0.60 gateway/direct=0.42
+goal: gateway >= 1.0x haproxy-jwt-limits with no non-2xx: 1.05x, 0 non-2xx, met
+goal: gateway-limits-off >= 0.9x nginx-bare: 0.62x, not met
+`
+
+func TestPeersInTheReport(t *testing.T) {
+	t.Parallel()
+	res, err := parsePeerReport(peerOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Table) != 5 || len(res.Goals) != 2 || res.Load != "3.10 2.50 1.90" {
+		t.Fatalf("parsed %+v", res)
+	}
+	if _, err := parsePeerReport("check direct: with token 000\ndirect does not answer 200\n"); err == nil {
+		t.Fatal("an output without a table parsed")
+	}
+	p := PeerBench{Rounds: 3, Duration: "8s"}
+	r := &Report{PeersCommand: p.Command(), Peers: res, GatewayErr: errors.New("not run"), LoadErr: errors.New("not run")}
+	var sb strings.Builder
+	if err := r.WriteMarkdown(&sb); err != nil {
+		t.Fatal(err)
+	}
+	md := sb.String()
+	for _, want := range []string{
+		"### Beside nginx and HAProxy, with wrk (`scripts/gateway-peers.sh`)",
+		"| gateway | 8400 | 0.42 | 5.10 | 18.00 | 0 | 8000-8600 |",
+		"Ratios: `gateway/haproxy-jwt-limits=1.05",
+		"- gateway-limits-off >= 0.9x nginx-bare: 0.62x, not met",
+		"ROUNDS=3 DUR=8s scripts/gateway-peers.sh",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("report:\n%s", md)
+	}
+}
