@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/municipal-apis/platform/gateway/internal/bench"
+	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/program"
 )
 
@@ -29,8 +30,12 @@ func realMain(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.RedisURL, "redis", "redis://127.0.0.1:6379/0", "Redis of the rate limits")
 	fs.Float64Var(&cfg.MaxLoad, "max-load", float64(runtime.NumCPU())/2, "refuse to run above this 1-minute load average")
 	out := fs.String("out", "gateway/BENCHMARKS.md", "Markdown file to write")
+	accuracy := fs.String("accuracy", "", "instead, measure how exactly two gateways sharing one Redis hold these client limits (e.g. 5-M,600-M,100000-M) and print the table")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *accuracy != "" {
+		return measureAccuracy(ctx, cfg, *accuracy)
 	}
 	rep, err := bench.Run(ctx, cfg)
 	if err != nil {
@@ -49,4 +54,21 @@ func realMain(ctx context.Context, args []string) error {
 		return fmt.Errorf("write %s: %w", *out, err)
 	}
 	return rep.WriteMarkdown(os.Stdout, strings.TrimSpace(command))
+}
+
+// measureAccuracy prints the accuracy table of the comma-separated rates.
+func measureAccuracy(ctx context.Context, cfg bench.Config, list string) error {
+	var rates []ratelimit.Rate
+	for r := range strings.SplitSeq(list, ",") {
+		rate, err := ratelimit.ParseRate(r)
+		if err != nil {
+			return err
+		}
+		rates = append(rates, rate)
+	}
+	as, err := bench.MeasureAccuracy(ctx, cfg.RedisURL, rates, cfg.Workers)
+	if werr := bench.WriteAccuracy(os.Stdout, as); werr != nil {
+		return werr
+	}
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -98,17 +99,26 @@ func trivial(w http.ResponseWriter, _ *http.Request) {
 // Limits are set far above what the run can send, so every request is counted
 // in Redis and none is refused.
 func (s *stack) startGateway(ctx context.Context, issuer, redisURL, limits string) (string, error) {
-	cfg, err := app.LoadConfig(ctx, envconfig.MapLookuper(map[string]string{
+	return s.startGatewayWith(ctx, issuer, redisURL, map[string]string{
+		"RATE_LIMIT_ENABLED":    limits,
+		"RATE_LIMIT_KEY_PREFIX": fmt.Sprintf("bench-%d", time.Now().UnixNano()),
+	})
+}
+
+// startGatewayWith runs a gateway in front of the upstream with limits far
+// above the load unless env says otherwise.
+func (s *stack) startGatewayWith(ctx context.Context, issuer, redisURL string, env map[string]string) (string, error) {
+	vars := map[string]string{
 		"HTTP_ADDR":                 "127.0.0.1:0",
 		"OIDC_ISSUER_URL":           issuer,
 		"ADMIN_ADDR":                "127.0.0.1:0",
 		"ROUTES":                    "/go/v1=" + s.upstream,
 		"REDIS_URL":                 redisURL,
-		"RATE_LIMIT_ENABLED":        limits,
-		"RATE_LIMIT_KEY_PREFIX":     fmt.Sprintf("bench-%d", time.Now().UnixNano()),
 		"RATE_LIMIT_PER_CLIENT":     "1000000000-M",
 		"RATE_LIMIT_PER_DEPARTMENT": "1000000000-M",
-	}))
+	}
+	maps.Copy(vars, env)
+	cfg, err := app.LoadConfig(ctx, envconfig.MapLookuper(vars))
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -241,5 +243,45 @@ func TestLimitsOffStillRequireATokenAndSetNoHeaders(t *testing.T) {
 	ready, readyBody := h.admin(t, "/readyz")
 	if ready.StatusCode != http.StatusOK || strings.Contains(readyBody, "redis") {
 		t.Fatalf("/readyz with limits off: %d %s", ready.StatusCode, readyBody)
+	}
+}
+
+// Two gateways sharing one Redis hold a small limit exactly between them,
+// whichever of them the requests reach.
+func TestTwoGatewaysShareASmallLimitExactly(t *testing.T) {
+	t.Parallel()
+	prefix := "gwtest-" + randomHex(t)
+	var gws [2]*harness
+	for i := range gws {
+		gws[i] = start(t, withEnv("RATE_LIMIT_KEY_PREFIX", prefix, "RATE_LIMIT_PER_CLIENT", "5-M"))
+	}
+	tokens := [2]string{gws[0].idp.Token(t, "jobs-admin"), gws[1].idp.Token(t, "jobs-admin")}
+	var wg sync.WaitGroup
+	var admitted, refused atomic.Int32
+	for i := range 20 {
+		wg.Go(func() {
+			req, err := http.NewRequest(http.MethodGet, gws[i%2].base+"/go/v1/api/v1/empregos", nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+tokens[i%2])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = resp.Body.Close()
+			switch resp.StatusCode {
+			case http.StatusOK:
+				admitted.Add(1)
+			case http.StatusTooManyRequests:
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if admitted.Load() != 5 || refused.Load() != 15 {
+		t.Fatalf("two gateways admitted %d and refused %d of 20 requests under a 5-M client limit, want 5 and 15", admitted.Load(), refused.Load())
 	}
 }
