@@ -11,18 +11,18 @@ import (
 	"time"
 )
 
-// closedURL returns the URL of a loopback port nobody listens on.
+// closedURL returns the URL of a loopback port nobody listens on: port 1,
+// which no test binds. A port picked free and closed again could be taken
+// by the next listener of a test running in parallel (it was, by another
+// gateway's admin listener, which answered 404 instead of the 502 wanted).
 func closedURL(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:1", time.Second)
+	if err == nil {
+		_ = conn.Close()
+		t.Fatal("something listens on 127.0.0.1:1; the test needs a closed port")
 	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr
+	return "http://127.0.0.1:1"
 }
 
 // slowServer answers only after the client gave up or ten seconds passed.
