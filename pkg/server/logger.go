@@ -59,7 +59,13 @@ func (h contextHandler) WithGroup(name string) slog.Handler {
 // format on standard error, also installed as slog's default, so that what
 // is logged without a logger at hand (a recovered panic) goes there too.
 func DefaultLogger(cfg LogConfig) *slog.Logger {
-	logger := NewLogger(os.Stderr, cfg)
+	return DefaultLoggerTo(os.Stderr, cfg)
+}
+
+// DefaultLoggerTo is DefaultLogger writing to w (a LogBuffer in front of
+// standard error, for a program that logs every request).
+func DefaultLoggerTo(w io.Writer, cfg LogConfig) *slog.Logger {
+	logger := NewLogger(w, cfg)
 	slog.SetDefault(logger)
 	return logger
 }

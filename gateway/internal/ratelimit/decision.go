@@ -1,10 +1,8 @@
 package ratelimit
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ulule/limiter/v3"
@@ -65,15 +63,39 @@ func (d Decision) SetHeaders(h http.Header, now time.Time) {
 	if !ok {
 		return
 	}
-	h.Set("X-RateLimit-Limit", strconv.FormatInt(t.Limit, 10))
-	h.Set("X-RateLimit-Remaining", strconv.FormatInt(t.Remaining, 10))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(t.Reset, 10))
-	policies := make([]string, len(d.Results))
+	var buf [24]byte
+	h["X-Ratelimit-Limit"] = []string{string(strconv.AppendInt(buf[:0], t.Limit, 10))}
+	h["X-Ratelimit-Remaining"] = []string{string(strconv.AppendInt(buf[:0], t.Remaining, 10))}
+	h["X-Ratelimit-Reset"] = []string{string(strconv.AppendInt(buf[:0], t.Reset, 10))}
+	// Built by appending, as fmt would cost an allocation per number on
+	// every response.
+	b := make([]byte, 0, 128)
 	for i, r := range d.Results {
-		policies[i] = fmt.Sprintf("%q;q=%d;w=%d", r.Kind, r.Limit, int64(r.Rate.Period/time.Second))
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendItem(b, r.Kind)
+		b = append(b, ";q="...)
+		b = strconv.AppendInt(b, r.Limit, 10)
+		b = append(b, ";w="...)
+		b = strconv.AppendInt(b, int64(r.Rate.Period/time.Second), 10)
 	}
-	h.Set("RateLimit-Policy", strings.Join(policies, ", "))
-	h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", t.Kind, t.Remaining, t.secondsLeft(now)))
+	n := len(b)
+	b = appendItem(b, t.Kind)
+	b = append(b, ";r="...)
+	b = strconv.AppendInt(b, t.Remaining, 10)
+	b = append(b, ";t="...)
+	b = strconv.AppendInt(b, t.secondsLeft(now), 10)
+	all := string(b)
+	h["Ratelimit-Policy"] = []string{all[:n]}
+	h["Ratelimit"] = []string{all[n:]}
+}
+
+// appendItem appends the kind of a limit as a structured-field string.
+func appendItem(b []byte, k Kind) []byte {
+	b = append(b, '"')
+	b = append(b, k...)
+	return append(b, '"')
 }
 
 // RetryAfter returns the whole seconds until the exceeded limit resets, at least 1.

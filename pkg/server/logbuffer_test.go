@@ -1,0 +1,87 @@
+package server_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+// lockedBuffer is the underlying writer, read while the flusher writes.
+type lockedBuffer struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	writes int
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes++
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) read() (string, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String(), l.writes
+}
+
+func TestLogBufferBatchesWholeLinesAndLosesNothingOnClose(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	buf := server.NewLogBuffer(&out, time.Hour) // only Close flushes here
+	logger := server.NewLogger(buf, server.LogConfig{Level: "info", Format: "json"})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 100 {
+				logger.Info("request", slog.Int("g", g), slog.Int("i", i), slog.String("pad", strings.Repeat("x", 100)))
+			}
+		})
+	}
+	wg.Wait()
+	if _, writes := out.read(); writes >= 800 {
+		t.Fatalf("%d writes for 800 lines: nothing was batched", writes)
+	}
+	if err := buf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	text, writes := out.read()
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != 800 {
+		t.Fatalf("%d lines after Close, want 800", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "{") || !strings.HasSuffix(l, "}") {
+			t.Fatalf("a line was split or mixed: %q", l)
+		}
+	}
+	if writes > 800*160/(64<<10)+2 {
+		t.Errorf("%d writes for %d bytes, want one per 64 KiB buffer", writes, len(text))
+	}
+}
+
+func TestLogBufferFlushesOnItsInterval(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	buf := server.NewLogBuffer(&out, 10*time.Millisecond)
+	defer buf.Close()
+	if _, err := buf.Write([]byte("one line\n")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if text, _ := out.read(); text == "one line\n" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a buffered line never reached the writer")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
