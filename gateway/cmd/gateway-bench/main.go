@@ -41,12 +41,17 @@ func realMain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	kept := keptNotes(*out)
 	f, err := os.Create(*out)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", *out, err)
 	}
 	command := "go run ./gateway/cmd/gateway-bench " + strings.Join(args, " ")
 	if err := rep.WriteMarkdown(f, strings.TrimSpace(command)); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", *out, err)
+	}
+	if _, err := f.WriteString(kept); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("write %s: %w", *out, err)
 	}
@@ -71,4 +76,22 @@ func measureAccuracy(ctx context.Context, cfg bench.Config, list string) error {
 		return werr
 	}
 	return err
+}
+
+// notesMarker starts the part of the report that engineers write by hand
+// (measurements of other tools, such as the peer comparison and the limit
+// accuracy); a new run keeps it below its own table.
+const notesMarker = "<!-- notes below are kept by gateway-bench -->"
+
+// keptNotes returns the hand-written part of the report at path, marker
+// included, or nothing.
+func keptNotes(path string) string {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if i := strings.Index(string(old), notesMarker); i >= 0 {
+		return "\n" + string(old[i:])
+	}
+	return ""
 }
