@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -26,5 +28,21 @@ func TestRealMainServesUntilCancelled(t *testing.T) {
 	defer cancel()
 	if err := realMain(ctx); err != nil {
 		t.Fatalf("realMain = %v, want a clean shutdown", err)
+	}
+}
+
+func TestTheGatewayCollectsLessOftenUnlessGOGCIsSet(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	debug.SetGCPercent(100)
+	collectLessOften()
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("without GOGC the gateway collects at %d%%, want %d%%", got, gcPercent)
+	}
+	t.Setenv("GOGC", "150")
+	collectLessOften()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set the gateway changed the percentage to %d", got)
 	}
 }
