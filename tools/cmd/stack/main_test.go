@@ -125,9 +125,14 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 		}
 	})
 	t.Run("the programs get the environment and their lines are labelled", func(t *testing.T) {
-		out := stdout.String()
+		// The gateway writes its log in batches every 100 ms, so its first
+		// lines may reach the output just after the banner.
 		for _, name := range []string{stack.IdP, stack.SearchAdmin, stack.Jobs, stack.Gateway} {
-			if !strings.Contains(out, "["+name+"] {") {
+			deadline := time.Now().Add(5 * time.Second)
+			for !strings.Contains(stdout.String(), "["+name+"] {") && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !strings.Contains(stdout.String(), "["+name+"] {") {
 				t.Errorf("no JSON line of %s in the output", name)
 			}
 		}
