@@ -21,10 +21,21 @@ func With(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, ctxKey{}, id)
 }
 
+// ContextKey is the key under which With stores the id. A context type that
+// carries the request's state in one value (pkg/server's) answers
+// Value(ContextKey()) with the id as a string or a *string, which saves
+// boxing the id in an allocation of its own.
+func ContextKey() any { return ctxKey{} }
+
 // From returns the request id stored in ctx, or "" when there is none.
 func From(ctx context.Context) string {
-	id, _ := ctx.Value(ctxKey{}).(string)
-	return id
+	switch id := ctx.Value(ctxKey{}).(type) {
+	case string:
+		return id
+	case *string:
+		return *id
+	}
+	return ""
 }
 
 // New returns a fresh, time-ordered request id.

@@ -51,10 +51,11 @@ func Handler(o Options) http.Handler {
 		}
 		o.App.ServeHTTP(w, r)
 	})
+	// requestScope is RequestID and UseLogger, and records the route for
+	// AccessLog and Metrics, with one copy of the request.
 	return Chain(root,
-		RequestID,
+		requestScope(o.Logger),
 		Trace(o.Tracer),
-		UseLogger(o.Logger),
 		AccessLog(o.Logger, PathLivez),
 		o.Metrics.Middleware,
 		Recover,

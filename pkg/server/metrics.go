@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +17,55 @@ type Metrics struct {
 	Registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// series holds the counter and histogram of every label set seen,
+	// copied on write, so a request finds its pair with one map lookup
+	// instead of two WithLabelValues (a label hash and a status string each).
+	mu     sync.Mutex
+	series atomic.Pointer[map[seriesKey]series]
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// seriesOf returns the pair labelled route, method and status, creating
+// it on first use.
+func (m *Metrics) seriesOf(route, method string, status int) series {
+	k := seriesKey{route, method, status}
+	if p := m.series.Load(); p != nil {
+		if s, ok := (*p)[k]; ok {
+			return s
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.series.Load()
+	if old != nil {
+		if s, ok := (*old)[k]; ok {
+			return s
+		}
+	}
+	code := strconv.Itoa(status)
+	s := series{
+		requests: m.requests.WithLabelValues(route, method, code),
+		latency:  m.latency.WithLabelValues(route, method, code),
+	}
+	next := make(map[seriesKey]series, 1)
+	if old != nil {
+		next = make(map[seriesKey]series, len(*old)+1)
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	next[k] = s
+	m.series.Store(&next)
+	return s
 }
 
 // NewMetrics creates a registry with Go and process collectors and the
@@ -49,15 +100,15 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := wrap(w)
 		ctx, info := withRoute(r.Context())
-		next.ServeHTTP(rec, r.WithContext(ctx))
+		next.ServeHTTP(rec, withContext(r, ctx))
 		method := r.Method
 		switch method {
 		case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
 		default:
 			method = "OTHER"
 		}
-		status := strconv.Itoa(rec.status)
-		m.requests.WithLabelValues(info.route, method, status).Inc()
-		m.latency.WithLabelValues(info.route, method, status).Observe(time.Since(start).Seconds())
+		s := m.seriesOf(info.route, method, rec.status)
+		s.requests.Inc()
+		s.latency.Observe(time.Since(start).Seconds())
 	})
 }

@@ -111,7 +111,7 @@ func AccessLog(logger *slog.Logger, skip ...string) Middleware {
 			start := time.Now()
 			rec := wrap(w)
 			ctx, info := withRoute(r.Context())
-			next.ServeHTTP(rec, r.WithContext(ctx))
+			next.ServeHTTP(rec, withContext(r, ctx))
 			level := slog.LevelInfo
 			if rec.status >= 500 {
 				level = slog.LevelError

@@ -28,3 +28,12 @@ func withRoute(ctx context.Context) (context.Context, *routeInfo) {
 	info := &routeInfo{route: unmatchedRoute}
 	return context.WithValue(ctx, routeKey{}, info), info
 }
+
+// withContext is r with ctx, and r itself when ctx is already its context:
+// r.WithContext copies the whole request every time.
+func withContext(r *http.Request, ctx context.Context) *http.Request {
+	if ctx == r.Context() {
+		return r
+	}
+	return r.WithContext(ctx)
+}
