@@ -1,7 +1,5 @@
 package proxy
 
-import "strings"
-
 // Headers the gateway sets on every forwarded request from the verified token.
 const (
 	HeaderClientID   = "X-Client-Id"
@@ -20,13 +18,34 @@ var identityPrefixes = []string{
 
 // isIdentityHeader reports whether name claims an identity.
 func isIdentityHeader(name string) bool {
-	n := strings.ReplaceAll(strings.ToLower(name), "_", "-")
 	for _, p := range identityPrefixes {
-		if strings.HasPrefix(n, p) {
+		if hasFoldedPrefix(name, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasFoldedPrefix reports whether name starts with prefix (lower-case ASCII)
+// when read lower-case with "_" as "-", without building that reading: it
+// ran on every header of every request.
+func hasFoldedPrefix(name, prefix string) bool {
+	if len(name) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := name[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '_':
+			c = '-'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // gatewayOwned are response headers the gateway sets itself; an upstream's

@@ -203,15 +203,61 @@ func connectionTokens(h http.Header) map[string]bool {
 
 // copyResponseHeader adds the upstream's response headers to dst, without
 // hop-by-hop headers and without the upstream's copies of the gateway's own.
+//
+// The values are copied into one string and the new header slices share one
+// backing array, and a common name is looked up rather than converted, so
+// the copy costs a few allocations whatever the number of headers.
 func copyResponseHeader(dst http.Header, src *fasthttp.ResponseHeader) {
+	size, count := 0, 0
+	for _, v := range src.All() {
+		size += len(v)
+		count++
+	}
+	var b strings.Builder
+	b.Grow(size)
+	var slices []string
 	for k, v := range src.All() {
-		name := http.CanonicalHeaderKey(string(k))
+		name, ok := commonResponseHeaders[string(k)]
+		if !ok {
+			name = http.CanonicalHeaderKey(string(k))
+		}
 		if (isHopByHop(name) && name != "Content-Length") || isGatewayOwned(name) {
 			continue
 		}
-		dst[name] = append(dst[name], string(v))
+		start := b.Len()
+		b.Write(v)
+		value := b.String()[start:]
+		if old, ok := dst[name]; ok {
+			dst[name] = append(old, value)
+			continue
+		}
+		if slices == nil {
+			slices = make([]string, count)
+		}
+		slices[0] = value
+		dst[name] = slices[0:1:1]
+		slices = slices[1:]
 	}
 }
+
+// commonResponseHeaders are canonical names upstreams often send, found
+// without converting the name to a string first.
+var commonResponseHeaders = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{
+		"Accept-Ranges", "Age", "Cache-Control", "Content-Disposition", "Content-Encoding",
+		"Content-Language", "Content-Length", "Content-Location", "Content-Range", "Content-Type",
+		"Date", "Etag", "Expires", "Last-Modified", "Link", "Location", "Retry-After", "Server",
+		"Set-Cookie", "Strict-Transport-Security", "Transfer-Encoding", "Vary", "Www-Authenticate",
+		"X-Content-Type-Options", "X-Request-Id", "Connection", "Keep-Alive",
+	} {
+		m[n] = n
+		if l := strings.ToLower(n); l != n {
+			m[l] = n
+		}
+	}
+	return m
+}()
 
 // bufs are the buffers of body copies.
 var bufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}

@@ -63,13 +63,16 @@ func (d Decision) SetHeaders(h http.Header, now time.Time) {
 	if !ok {
 		return
 	}
-	var buf [24]byte
-	h["X-Ratelimit-Limit"] = []string{string(strconv.AppendInt(buf[:0], t.Limit, 10))}
-	h["X-Ratelimit-Remaining"] = []string{string(strconv.AppendInt(buf[:0], t.Remaining, 10))}
-	h["X-Ratelimit-Reset"] = []string{string(strconv.AppendInt(buf[:0], t.Reset, 10))}
-	// Built by appending, as fmt would cost an allocation per number on
-	// every response.
-	b := make([]byte, 0, 128)
+	// Every value is built in one buffer and turned into one string, and the
+	// five header slices share one backing array: two allocations per
+	// response instead of one per number, string and slice.
+	b := make([]byte, 0, 192)
+	b = strconv.AppendInt(b, t.Limit, 10)
+	limitEnd := len(b)
+	b = strconv.AppendInt(b, t.Remaining, 10)
+	remainingEnd := len(b)
+	b = strconv.AppendInt(b, t.Reset, 10)
+	resetEnd := len(b)
 	for i, r := range d.Results {
 		if i > 0 {
 			b = append(b, ", "...)
@@ -80,15 +83,22 @@ func (d Decision) SetHeaders(h http.Header, now time.Time) {
 		b = append(b, ";w="...)
 		b = strconv.AppendInt(b, int64(r.Rate.Period/time.Second), 10)
 	}
-	n := len(b)
+	policyEnd := len(b)
 	b = appendItem(b, t.Kind)
 	b = append(b, ";r="...)
 	b = strconv.AppendInt(b, t.Remaining, 10)
 	b = append(b, ";t="...)
 	b = strconv.AppendInt(b, t.secondsLeft(now), 10)
 	all := string(b)
-	h["Ratelimit-Policy"] = []string{all[:n]}
-	h["Ratelimit"] = []string{all[n:]}
+	v := []string{
+		all[:limitEnd], all[limitEnd:remainingEnd], all[remainingEnd:resetEnd],
+		all[resetEnd:policyEnd], all[policyEnd:],
+	}
+	h["X-Ratelimit-Limit"] = v[0:1:1]
+	h["X-Ratelimit-Remaining"] = v[1:2:2]
+	h["X-Ratelimit-Reset"] = v[2:3:3]
+	h["Ratelimit-Policy"] = v[3:4:4]
+	h["Ratelimit"] = v[4:5:5]
 }
 
 // appendItem appends the kind of a limit as a structured-field string.

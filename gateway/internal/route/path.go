@@ -30,7 +30,11 @@ func Canonicalize(escaped string) (Path, error) {
 	if !strings.HasPrefix(escaped, "/") {
 		return Path{}, problem.Errorf(problem.EMALFORMED, "the request path must start with /")
 	}
-	var p Path
+	// Both lists share one backing array, sized for every segment, rather
+	// than growing by appends on every request.
+	n := strings.Count(escaped, "/")
+	both := make([]string, 2*n)
+	p := Path{Segments: both[:0:n], Escaped: both[n : n : 2*n]}
 	for seg := range strings.SplitSeq(escaped[1:], "/") {
 		decoded, err := checkSegment(seg)
 		if err != nil {
@@ -83,11 +87,28 @@ func (p Path) HasPrefix(prefix []string) bool {
 // Rest returns the path below the first n segments as a URL path and its
 // escaped form, always starting with "/".
 func (p Path) Rest(n int) (decoded, escaped string) {
-	dec := "/" + strings.Join(p.Segments[n:], "/")
-	esc := "/" + strings.Join(p.Escaped[n:], "/")
-	if p.TrailingSlash && n < len(p.Segments) {
-		dec += "/"
-		esc += "/"
+	trailing := p.TrailingSlash && n < len(p.Segments)
+	return join(p.Segments[n:], trailing), join(p.Escaped[n:], trailing)
+}
+
+// join is "/" + strings.Join(segs, "/"), and a trailing "/" when asked,
+// built in one allocation.
+func join(segs []string, trailing bool) string {
+	size := 1
+	for _, s := range segs {
+		size += len(s) + 1
 	}
-	return dec, esc
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteByte('/')
+	for i, s := range segs {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(s)
+	}
+	if trailing {
+		b.WriteByte('/')
+	}
+	return b.String()
 }
