@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
+	"strings"
 
 	"github.com/ulule/limiter/v3"
 )
@@ -85,9 +86,10 @@ func (l *Limits) CountCaller(ctx context.Context, clientID, department string) D
 	if o, ok := l.overrides[department]; ok {
 		dl = o
 	}
+	ck, dk := keyPair(clientID, department)
 	cc, dc, counted, err := l.store.GetPair(ctx,
-		Counter{Key: key(KindClient, clientID), Rate: l.client.Rate},
-		Counter{Key: key(KindDepartment, department), Rate: dl.Rate})
+		Counter{Key: ck, Rate: l.client.Rate},
+		Counter{Key: dk, Rate: dl.Rate})
 	d := l.decide(ctx, err, Result{Kind: KindClient, Rate: l.client.Rate, Context: cc})
 	if counted {
 		d.Results = append(d.Results, Result{Kind: KindDepartment, Rate: dl.Rate, Context: dc})
@@ -102,7 +104,10 @@ func (l *Limits) decide(ctx context.Context, err error, r Result) Decision {
 		slog.DebugContext(ctx, "rate limit not evaluated", "kind", r.Kind, "err", err)
 		return Decision{}
 	}
-	return Decision{Results: []Result{r}}
+	// Room for the department's result too: CountCaller appends it.
+	results := make([]Result, 1, 2)
+	results[0] = r
+	return Decision{Results: results}
 }
 
 // count records a rejection in the metrics.
@@ -117,4 +122,20 @@ func (l *Limits) count(d Decision) Decision {
 // escaped subject keeps each counter in one slot whatever the subject holds.
 func key(kind Kind, subject string) string {
 	return "{" + string(kind) + ":" + url.QueryEscape(subject) + "}"
+}
+
+// keyPair is the client's and the department's keys, built in one string.
+func keyPair(clientID, department string) (client, dept string) {
+	c, d := url.QueryEscape(clientID), url.QueryEscape(department)
+	var b strings.Builder
+	b.Grow(len(KindClient) + len(c) + len(KindDepartment) + len(d) + 6)
+	for _, part := range [...]string{"{", string(KindClient), ":", c, "}"} {
+		b.WriteString(part)
+	}
+	n := b.Len()
+	for _, part := range [...]string{"{", string(KindDepartment), ":", d, "}"} {
+		b.WriteString(part)
+	}
+	both := b.String()
+	return both[:n], both[n:]
 }
