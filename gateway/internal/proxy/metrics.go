@@ -28,8 +28,23 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 
 // observe records an upstream answer with status.
 func (m *Metrics) observe(route string, status int, start time.Time) {
-	m.observeOutcome(route, strconv.Itoa(status), start)
+	code := ""
+	if status >= 0 && status < len(statusCodes) {
+		code = statusCodes[status]
+	} else {
+		code = strconv.Itoa(status)
+	}
+	m.observeOutcome(route, code, start)
 }
+
+// statusCodes are the status labels made once: strconv.Itoa allocates for
+// every number over 99.
+var statusCodes = func() (codes [600]string) {
+	for i := range codes {
+		codes[i] = strconv.Itoa(i)
+	}
+	return codes
+}()
 
 // observeOutcome records an upstream call that ended with outcome.
 func (m *Metrics) observeOutcome(route, outcome string, start time.Time) {
