@@ -86,5 +86,11 @@ func (c *tokenCache) key(r *http.Request) ([sha256.Size]byte, bool) {
 	if c.entries == nil || len(values) != 1 {
 		return [sha256.Size]byte{}, false
 	}
+	// A token is copied into a buffer on the stack to be hashed: converting
+	// it to a []byte would put every token over 32 bytes on the heap.
+	var buf [4096]byte
+	if v := values[0]; len(v) <= len(buf) {
+		return sha256.Sum256(buf[:copy(buf[:], v)]), true
+	}
 	return sha256.Sum256([]byte(values[0])), true
 }
