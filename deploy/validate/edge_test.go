@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,25 +15,9 @@ import (
 // would, from a copy of the overlay's files.
 func renderIngressVariant(t *testing.T) []kube.Object {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range []string{"namespace.yaml", "dependencies.yaml", "limits.yaml", "autoscaling.yaml"} {
-		data, err := os.ReadFile(filepath.Join(overlayDir("staging"), f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	abs, err := filepath.Abs(filepath.Join("..", "..", "k8s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k8s, err := filepath.Rel(dir, abs) // kustomize refuses absolute paths
-	if err != nil {
-		t.Fatal(err)
-	}
-	kustomization := `apiVersion: kustomize.config.k8s.io/v1beta1
+	files := []string{"namespace.yaml", "dependencies.yaml", "limits.yaml", "autoscaling.yaml"}
+	return renderStagingVariant(t, files, func(k8s string) string {
+		return `apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 namespace: municipal-staging
 resources: [namespace.yaml, dependencies.yaml, ` + filepath.Join(k8s, "base") + `]
@@ -47,14 +30,7 @@ patches:
   - {path: limits.yaml, target: {kind: Deployment}}
   - {path: autoscaling.yaml, target: {kind: HorizontalPodAutoscaler}}
 `
-	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	objs, err := kube.Render(dir)
-	if err != nil {
-		t.Fatalf("render the ingress-nginx variant: %v", err)
-	}
-	return objs
+	})
 }
 
 func TestTheIngressVariantReplacesTheRoute(t *testing.T) {

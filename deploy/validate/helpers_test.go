@@ -32,6 +32,50 @@ func overlayDir(name string) string {
 	return filepath.Join("..", "..", "k8s", "overlays", name)
 }
 
+// renderStagingVariant renders a variant of the staging overlay from a
+// temporary folder holding a copy of the overlay's files named in files
+// (every file when nil) and the kustomization.yaml that kustomization
+// returns, given the path of the repository's k8s folder relative to that
+// folder (kustomize refuses absolute paths).
+func renderStagingVariant(t *testing.T, files []string, kustomization func(k8s string) string) []kube.Object {
+	t.Helper()
+	dir := t.TempDir()
+	if files == nil {
+		entries, err := os.ReadDir(overlayDir("staging"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			files = append(files, e.Name())
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(overlayDir("staging"), f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs, err := filepath.Abs(filepath.Join("..", "..", "k8s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k8s, err := filepath.Rel(dir, abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization(k8s)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kube.Render(dir)
+	if err != nil {
+		t.Fatalf("render a variant of staging: %v", err)
+	}
+	return objs
+}
+
 // mustRender returns the strictly decoded objects of an overlay.
 func mustRender(t testing.TB, overlay string) []kube.Object {
 	t.Helper()

@@ -17,29 +17,7 @@ import (
 // as an overlay whose cluster runs an OpenTelemetry Collector would.
 func renderTracingVariant(t *testing.T) []kube.Object {
 	t.Helper()
-	dir := t.TempDir()
 	overlay, err := os.ReadFile(filepath.Join(overlayDir("staging"), "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(overlayDir("staging"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(overlayDir("staging"), e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	abs, err := filepath.Abs(filepath.Join("..", "..", "k8s"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k8s, err := filepath.Rel(dir, abs) // kustomize refuses absolute paths
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,15 +27,9 @@ func renderTracingVariant(t *testing.T) []kube.Object {
 	if text == string(overlay) {
 		t.Fatal("the staging overlay has no commented ../../components/tracing line to turn tracing on with")
 	}
-	text = strings.ReplaceAll(text, "../../", k8s+"/")
-	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	objs, err := kube.Render(dir)
-	if err != nil {
-		t.Fatalf("render staging with tracing: %v", err)
-	}
-	return objs
+	return renderStagingVariant(t, nil, func(k8s string) string {
+		return strings.ReplaceAll(text, "../../", k8s+"/")
+	})
 }
 
 func TestTheTracingComponentSendsEveryServersSpansToTheCollector(t *testing.T) {
