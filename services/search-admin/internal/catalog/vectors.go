@@ -41,8 +41,10 @@ type vectorMeta struct {
 
 // VectorIndex holds the embeddings of the published Servicos of one schema
 // version in one contiguous slab, so a query is a cache-friendly scan of dot
-// products (the vectors are L2-normalized, so the dot product is the cosine).
-// It is safe for concurrent use: searches share a read lock.
+// products (the vectors are L2-normalized, so the dot product is the cosine),
+// and beside it their codes of one byte per dimension, a quarter of the
+// slab, which a query scans first (see Nearest). It is safe for concurrent
+// use: searches share a read lock.
 type VectorIndex struct {
 	mu      sync.RWMutex
 	version string
@@ -53,6 +55,11 @@ type VectorIndex struct {
 	ids     []string
 	meta    []vectorMeta
 	vecs    []float32
+	// codes holds each slot's vector quantized (quantize), with its
+	// scale and the norm of what quantizing lost.
+	codes  []int8
+	scales []float32
+	losses []float32
 	// lex holds the lexemes of every published Servico, with or without
 	// an embedding, for keyword candidates.
 	lex lexicalIndex
@@ -110,6 +117,7 @@ func (ix *VectorIndex) Replace(version string, dims int, entries []VectorEntry) 
 	ix.seqs = make(map[string]int64, len(entries))
 	ix.slot = make(map[string]int, len(entries))
 	ix.ids, ix.meta, ix.vecs = ix.ids[:0], ix.meta[:0], make([]float32, 0, len(entries)*dims)
+	ix.codes, ix.scales, ix.losses = make([]int8, 0, len(entries)*dims), ix.scales[:0], ix.losses[:0]
 	ix.lex.reset(len(entries))
 	for _, e := range entries {
 		ix.set(e, true)
@@ -151,6 +159,10 @@ func (ix *VectorIndex) set(e VectorEntry, bulk bool) {
 	ix.ids = append(ix.ids, e.ID)
 	ix.meta = append(ix.meta, meta)
 	ix.vecs = append(ix.vecs, e.Embedding...)
+	at := len(ix.codes)
+	ix.codes = slices.Grow(ix.codes, ix.dims)[:at+ix.dims]
+	scale, loss := quantize(e.Embedding, ix.codes[at:])
+	ix.scales, ix.losses = append(ix.scales, scale), append(ix.losses, loss)
 }
 
 // remove forgets id, moving the last slot into its place.
@@ -171,7 +183,10 @@ func (ix *VectorIndex) remove(id string) {
 	if i != last {
 		ix.ids[i], ix.meta[i] = ix.ids[last], ix.meta[last]
 		copy(ix.vecs[i*ix.dims:(i+1)*ix.dims], ix.vecs[last*ix.dims:])
+		copy(ix.codes[i*ix.dims:(i+1)*ix.dims], ix.codes[last*ix.dims:])
+		ix.scales[i], ix.losses[i] = ix.scales[last], ix.losses[last]
 		ix.slot[ix.ids[i]] = i
 	}
 	ix.ids, ix.meta, ix.vecs = ix.ids[:last], ix.meta[:last], ix.vecs[:last*ix.dims]
+	ix.codes, ix.scales, ix.losses = ix.codes[:last*ix.dims], ix.scales[:last], ix.losses[:last]
 }

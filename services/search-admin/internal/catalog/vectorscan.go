@@ -1,6 +1,10 @@
 package catalog
 
-import "slices"
+import (
+	"math"
+	"slices"
+	"sync"
+)
 
 // SearchFilter restricts a search: published Servicos only (always), of one
 // tema_geral and one orgao_gestor when given, and agent-only entries only
@@ -26,16 +30,55 @@ type ScoredID struct {
 // Nearest returns the k vectors most similar to query among those f admits
 // with a similarity of at least minScore, best first (ties by id), and how
 // many vectors passed. query must be L2-normalized and of the index's dimension.
+//
+// The answer is exact, but most vectors are only read as their codes: a
+// first pass scores every admitted vector by its codes, a quarter of the
+// bytes, within a known error (the loss of its codes times the query's
+// norm). A vector whose best possible score stays below the k-th best
+// worst-case score cannot rank, and one whose worst possible score reaches
+// minScore counts without more; the second pass scores only the others
+// (some hundreds of 10,000) from the full vectors.
 func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32, k int) ([]ScoredID, int) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if len(query) != ix.dims || k <= 0 {
 		return nil, 0
 	}
+	sc := scanScratchPool.Get().(*scanScratch)
+	defer scanScratchPool.Put(sc)
+	qnorm := float32(math.Sqrt(float64(dot(query, query))))
+	// slack covers the rounding of two float32 sums of dims products of
+	// at most qnorm, far below the codes' loss.
+	slack := qnorm * float32(ix.dims) * 1e-6
+	approx := sc.approx(len(ix.ids))
+	floor := sc.floor[:0]
+	for i := range ix.ids {
+		approx[i] = float32(math.Inf(-1))
+		if !f.match(&ix.meta[i]) {
+			continue
+		}
+		a := ix.scales[i] * dotInt8(query, ix.codes[i*ix.dims:(i+1)*ix.dims])
+		e := qnorm*ix.losses[i] + slack
+		if a+e < minScore {
+			continue
+		}
+		approx[i] = a
+		floor = offerFloor(floor, a-e, k)
+	}
+	sc.floor = floor
+	cut := float32(math.Inf(-1))
+	if len(floor) == k {
+		cut = floor[0]
+	}
 	top := topK{ids: ix.ids, items: make([]scoredSlot, 0, min(k, len(ix.ids)))}
 	total := 0
-	for i := range ix.ids {
-		if !f.match(&ix.meta[i]) {
+	for i, a := range approx {
+		if math.IsInf(float64(a), -1) {
+			continue
+		}
+		e := qnorm*ix.losses[i] + slack
+		if a+e < cut && a-e >= minScore {
+			total++ // passes, and k others surely score more
 			continue
 		}
 		s := dot(query, ix.vecs[i*ix.dims:(i+1)*ix.dims])
@@ -48,21 +91,56 @@ func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32
 	return top.sorted(), total
 }
 
-// dot is the inner product of two vectors of equal length, unrolled by four.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+// scanScratch holds one scan's approximate scores and its heap of the k
+// best worst-case scores, reused across scans.
+type scanScratch struct {
+	scores []float32
+	floor  []float32
+}
+
+var scanScratchPool = sync.Pool{New: func() any { return &scanScratch{} }}
+
+// approx returns a buffer of n scores (not cleared).
+func (s *scanScratch) approx(n int) []float32 {
+	if cap(s.scores) < n {
+		s.scores = make([]float32, n)
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	return s.scores[:n]
+}
+
+// offerFloor keeps in h, a min-heap, the k highest values offered; h[0]
+// is then the k-th highest.
+func offerFloor(h []float32, v float32, k int) []float32 {
+	if len(h) < k {
+		h = append(h, v)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h[p] <= h[i] {
+				break
+			}
+			h[p], h[i] = h[i], h[p]
+			i = p
+		}
+		return h
 	}
-	return s0 + s1 + s2 + s3
+	if v <= h[0] {
+		return h
+	}
+	h[0] = v
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h[l] < h[least] {
+			least = l
+		}
+		if r < len(h) && h[r] < h[least] {
+			least = r
+		}
+		if least == i {
+			return h
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
 }
 
 type scoredSlot struct {

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package catalog
+
+// dot is the inner product of two vectors of equal length.
+func dot(a, b []float32) float32 { return dotGo(a, b) }
+
+// dotInt8 is the inner product of q and the codes c widened to floats.
+func dotInt8(q []float32, c []int8) float32 { return dotInt8Go(q, c) }

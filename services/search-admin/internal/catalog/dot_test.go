@@ -1,0 +1,141 @@
+package catalog
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+)
+
+// TestDotsAgreeWithThePortableOnes runs the dots this CPU uses against
+// the portable loops on every length up to 80, so each path of the
+// assembly (rounds of 32 and of 8, the last few) is taken. Small integers
+// make every sum exact, so any lane lost or counted twice shows.
+func TestDotsAgreeWithThePortableOnes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 81 {
+		a, b, c := make([]float32, n), make([]float32, n+3), make([]int8, n+5)
+		for i := range a {
+			a[i] = float32(r.IntN(21) - 10)
+		}
+		for i := range b {
+			b[i] = float32(r.IntN(21) - 10)
+		}
+		for i := range c {
+			c[i] = int8(r.IntN(255) - 127)
+		}
+		if got, want := dot(a, b[:n]), dotGo(a, b[:n]); got != want {
+			t.Errorf("dot of %d dimensions: %v, want %v", n, got, want)
+		}
+		if got, want := dotInt8(a, c), dotInt8Go(a, c); got != want {
+			t.Errorf("dotInt8 of %d dimensions: %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestQuantizedScoresStayWithinTheirLoss checks the bound Nearest relies
+// on: a unit query scores a vector and its codes at most the codes' loss
+// apart (plus rounding), for vectors spread and vectors with one spike.
+func TestQuantizedScoresStayWithinTheirLoss(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	const dims = 384
+	codes := make([]int8, dims)
+	for i := range 2000 {
+		v := randomUnit(r, dims)
+		if i%2 == 1 {
+			v[r.IntN(dims)] += 3
+			normalize(v)
+		}
+		scale, loss := quantize(v, codes)
+		if loss <= 0 || loss > 0.05 {
+			t.Fatalf("vector %d: loss %v", i, loss)
+		}
+		q := randomUnit(r, dims)
+		exact := float64(dotGo(q, v))
+		approx := float64(scale * dotInt8Go(q, codes))
+		if math.Abs(exact-approx) > float64(loss)+dims*1e-6 {
+			t.Fatalf("vector %d: exact %v, from codes %v, loss %v", i, exact, approx, loss)
+		}
+	}
+	if scale, loss := quantize(make([]float32, 4), codes[:4]); scale != 0 || loss != 0 || slices.ContainsFunc(codes[:4], func(c int8) bool { return c != 0 }) {
+		t.Errorf("a zero vector: scale %v, loss %v, codes %v", scale, loss, codes[:4])
+	}
+}
+
+func normalize(v []float32) {
+	n := float32(math.Sqrt(float64(dotGo(v, v))))
+	for i := range v {
+		v[i] /= n
+	}
+}
+
+// TestNearestIsExactWhereCodesCannotTell builds vectors so alike that
+// their codes cannot order them (each a common direction plus noise well
+// below the codes' loss) and checks every page depth and threshold
+// against a brute-force ranking of the full vectors, also after removals
+// moved slots around.
+func TestNearestIsExactWhereCodesCannotTell(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	const dims = 384
+	base := randomUnit(r, dims)
+	var entries []VectorEntry
+	for i := range 1500 {
+		v := slices.Clone(base)
+		for j := range v {
+			v[j] += float32(r.NormFloat64()) * 0.002 * float32(i%5)
+		}
+		if i%3 == 0 {
+			v = randomUnit(r, dims)
+		}
+		normalize(v)
+		entries = append(entries, VectorEntry{ID: fmt.Sprintf("id-%04d", i), Seq: int64(i + 1), Published: true, Embedding: v})
+	}
+	ix := NewVectorIndex()
+	ix.Replace("v3", dims, entries)
+	var gone []string
+	for i := 0; i < len(entries); i += 7 {
+		gone = append(gone, entries[i].ID)
+	}
+	query := slices.Clone(base)
+	query[0] += 0.01
+	normalize(query)
+	check := func(t *testing.T, live []VectorEntry) {
+		for _, minScore := range []float32{-1, 0, 0.2, 0.9, 0.999} {
+			var want []ScoredID
+			for _, e := range live {
+				if s := dot(query, e.Embedding); s >= minScore {
+					want = append(want, ScoredID{ID: e.ID, Score: float64(s)})
+				}
+			}
+			sort.Slice(want, func(i, j int) bool {
+				if want[i].Score != want[j].Score {
+					return want[i].Score > want[j].Score
+				}
+				return want[i].ID < want[j].ID
+			})
+			for _, k := range []int{1, 10, 200, 5000} {
+				got, total := ix.Nearest(query, SearchFilter{}, minScore, k)
+				if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
+					t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
+				}
+			}
+		}
+	}
+	check(t, entries)
+	ix.Apply("v3", nil, gone)
+	check(t, slices.DeleteFunc(slices.Clone(entries), func(e VectorEntry) bool { return slices.Contains(gone, e.ID) }))
+}
+
+func firstDifference(a, b []ScoredID) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
