@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/municipal-apis/platform/pkg/problem"
 )
@@ -49,11 +50,12 @@ type SearchStore interface {
 	// RankKeywordCandidates ranks like KeywordSearch only the Servicos
 	// ids (those still matching q) and returns the page q asks for.
 	RankKeywordCandidates(ctx context.Context, q KeywordQuery, ids []string) ([]ScoredID, error)
-	// ServicosByID returns the Servicos ids, without documents, in any order.
-	ServicosByID(ctx context.Context, ids []string) ([]Servico, error)
+	// ServicosByID returns the Servicos ids, without documents, in any
+	// order, and the search settings as the same snapshot holds them.
+	ServicosByID(ctx context.Context, ids []string) ([]Servico, SearchSettings, error)
 }
 
-// SearchSettings is what every search reads first: the schema version it
+// SearchSettings is what every search ranks by: the schema version it
 // ranks in and the revision of the synonym rules, which grows with every
 // write to them.
 type SearchSettings struct {
@@ -103,6 +105,8 @@ type Searcher struct {
 	lexicon  Lexicon
 	synonyms synonymCache
 	analyses analysisCache
+	// settings are those the last search saw (see Search).
+	settings atomic.Pointer[SearchSettings]
 	cfg      SearchConfig
 	log      *slog.Logger
 }
@@ -127,18 +131,52 @@ func NewSearcher(store SearchStore, index *VectorIndex, sync *VectorSync, schema
 
 // Search ranks the published Servicos for q in the current schema version
 // and returns the page q asks for.
+//
+// It ranks in the settings the last search saw, without reading them
+// first, while the replica's index holds their version (a switch reloads
+// it): the query that loads the page reads them again in its snapshot, and
+// when they changed meanwhile (a switch, a rollback, a synonym edit) the
+// search runs again in the new ones. So an answer is never older than
+// one read at the start would be, and a search costs a round trip less.
 func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
-	settings, err := s.store.SearchSettings(ctx)
-	if err != nil {
-		return SearchResult{}, err
+	settings, ok := s.lastSettings()
+	if !ok {
+		var err error
+		if settings, err = s.store.SearchSettings(ctx); err != nil {
+			return SearchResult{}, err
+		}
 	}
+	res, seen, err := s.searchIn(ctx, q, settings)
+	if err == nil && seen != settings {
+		res, seen, err = s.searchIn(ctx, q, seen)
+	}
+	if err == nil {
+		s.settings.Store(&seen)
+	}
+	return res, err
+}
+
+// lastSettings returns the settings the last search saw, unless there are
+// none yet or the index holds another version.
+func (s *Searcher) lastSettings() (SearchSettings, bool) {
+	last := s.settings.Load()
+	if last == nil || last.Version != s.index.Version() {
+		return SearchSettings{}, false
+	}
+	return *last, true
+}
+
+// searchIn is one search in settings; it returns the settings the page's
+// snapshot holds.
+func (s *Searcher) searchIn(ctx context.Context, q SearchQuery, settings SearchSettings) (SearchResult, SearchSettings, error) {
 	schema, ok := s.schemas.Get(settings.Version)
 	if !ok {
-		return SearchResult{}, fmt.Errorf("search schema %q is not defined in this build", settings.Version)
+		return SearchResult{}, settings, fmt.Errorf("search schema %q is not defined in this build", settings.Version)
 	}
 	res := SearchResult{Meta: SearchMeta{Page: q.Page, PerPage: q.PerPage, SchemaVersion: schema.Version, Mode: q.Mode}}
 	offset := (q.Page - 1) * q.PerPage
 	var ranked []rankedHit
+	var err error
 	switch q.Mode {
 	case ModeKeyword:
 		ranked, res.Meta.Total, res.Meta.Synonyms, err = s.keywordPage(ctx, schema, settings.SynonymsRevision, q, offset)
@@ -151,10 +189,10 @@ func (s *Searcher) Search(ctx context.Context, q SearchQuery) (SearchResult, err
 		res.Meta.Synonyms = h.synonyms
 	}
 	if err != nil {
-		return SearchResult{}, err
+		return SearchResult{}, settings, err
 	}
-	res.Data, err = s.hits(ctx, ranked)
-	return res, err
+	res.Data, settings, err = s.hits(ctx, ranked)
+	return res, settings, err
 }
 
 func (s *Searcher) keywordPage(ctx context.Context, schema Schema, revision int64, q SearchQuery, offset int) ([]rankedHit, int, []FiredSynonym, error) {
@@ -240,15 +278,16 @@ func (s *Searcher) nearest(ctx context.Context, schema Schema, q SearchQuery, k 
 	return ids, total, nil
 }
 
-// hits loads the Servicos of ranked, in rank order, without their documents.
-func (s *Searcher) hits(ctx context.Context, ranked []rankedHit) ([]Hit, error) {
+// hits loads the Servicos of ranked, in rank order, without their
+// documents, and returns the settings the snapshot that loaded them holds.
+func (s *Searcher) hits(ctx context.Context, ranked []rankedHit) ([]Hit, SearchSettings, error) {
 	ids := make([]string, len(ranked))
 	for i, r := range ranked {
 		ids[i] = r.ID
 	}
-	found, err := s.store.ServicosByID(ctx, ids)
+	found, settings, err := s.store.ServicosByID(ctx, ids)
 	if err != nil {
-		return nil, err
+		return nil, settings, err
 	}
 	byID := make(map[string]*Servico, len(found))
 	for i := range found {
@@ -260,5 +299,5 @@ func (s *Searcher) hits(ctx context.Context, ranked []rankedHit) ([]Hit, error) 
 			out = append(out, Hit{Servico: *sv, Score: r.Score, Scores: r.Scores})
 		}
 	}
-	return out, nil
+	return out, settings, nil
 }

@@ -84,7 +84,7 @@ func (a *testApp) assertDocumentsMatch(t *testing.T, version string, schema cata
 FROM search_documents WHERE schema_version = ?`, version).Scan(&docs)
 	var ids []string
 	a.db.Raw("SELECT id::text FROM servicos").Scan(&ids)
-	all, err := a.store.ServicosByID(context.Background(), ids)
+	all, _, err := a.store.ServicosByID(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -310,18 +310,38 @@ func (s *Store) runRankCandidates(ctx context.Context, prefix string, args map[s
 	return s.db.WithContext(ctx).Raw(prefix+rankCandidates, args).Scan(dest).Error
 }
 
-// ServicosByID implements catalog.SearchStore.
-func (s *Store) ServicosByID(ctx context.Context, ids []string) ([]catalog.Servico, error) {
+// servicosByID loads Servicos by id with the search settings of the same
+// snapshot, as scalar subqueries run once.
+const servicosByID = `
+SELECT s.*, (SELECT current_version FROM search_settings) AS settings_version,
+    (SELECT revision FROM search_synonyms_revision) AS settings_synonyms_revision
+FROM servicos s WHERE s.id IN ?`
+
+// servicoWithSettings is one row of servicosByID.
+type servicoWithSettings struct {
+	Row                      servicoRow `gorm:"embedded"`
+	SettingsVersion          string
+	SettingsSynonymsRevision int64
+}
+
+// ServicosByID implements catalog.SearchStore. When no row comes back the
+// settings are read on their own.
+func (s *Store) ServicosByID(ctx context.Context, ids []string) ([]catalog.Servico, catalog.SearchSettings, error) {
 	if len(ids) == 0 {
-		return nil, nil
+		settings, err := s.SearchSettings(ctx)
+		return nil, settings, err
 	}
-	var rows []servicoRow
-	if err := s.db.WithContext(ctx).Where("id IN ?", ids).Find(&rows).Error; err != nil {
-		return nil, mapError(fmt.Errorf("load servicos: %w", err))
+	var rows []servicoWithSettings
+	if err := s.db.WithContext(ctx).Raw(servicosByID, ids).Scan(&rows).Error; err != nil {
+		return nil, catalog.SearchSettings{}, mapError(fmt.Errorf("load servicos: %w", err))
+	}
+	if len(rows) == 0 {
+		settings, err := s.SearchSettings(ctx)
+		return nil, settings, err
 	}
 	out := make([]catalog.Servico, len(rows))
 	for i, r := range rows {
-		out[i] = *r.servico()
+		out[i] = *r.Row.servico()
 	}
-	return out, nil
+	return out, catalog.SearchSettings{Version: rows[0].SettingsVersion, SynonymsRevision: rows[0].SettingsSynonymsRevision}, nil
 }

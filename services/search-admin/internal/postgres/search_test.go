@@ -88,7 +88,7 @@ func keywordNames(t *testing.T, st *postgres.Store, q catalog.KeywordQuery) []st
 	for i, h := range hits {
 		ids[i] = h.ID
 	}
-	servicos, err := st.ServicosByID(context.Background(), ids)
+	servicos, _, err := st.ServicosByID(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,5 +446,43 @@ func TestEveryInflectionOfAnAccentedWordMeetsItsStem(t *testing.T) {
 				t.Errorf("names = %q", got)
 			}
 		})
+	}
+}
+
+// TestServicosByIDReadsTheSettingsOfItsSnapshot: search loads its page and
+// checks the settings it ranked in with one statement, and still learns
+// them when the page is empty or every hit was deleted meanwhile.
+func TestServicosByIDReadsTheSettingsOfItsSnapshot(t *testing.T) {
+	t.Parallel()
+	st, db := newStore(t)
+	sv := mustCreate(t, st, "Poda de árvores", false, nil)
+	before, err := st.SearchSettings(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`UPDATE search_settings SET current_version = 'v1'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`INSERT INTO search_synonyms (id, synonyms, autor, created_at, last_update) VALUES (gen_random_uuid(), '["poda","corte"]', 'test', 1, 1)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	want := catalog.SearchSettings{Version: "v1", SynonymsRevision: before.SynonymsRevision + 1}
+	tests := []struct {
+		name  string
+		ids   []string
+		found int
+	}{
+		{"a page", []string{sv.ID}, 1},
+		{"an empty page", nil, 0},
+		{"a page deleted meanwhile", []string{"01900000-0000-7000-8000-000000000000"}, 0},
+	}
+	for _, tt := range tests {
+		found, settings, err := st.ServicosByID(context.Background(), tt.ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if settings != want || len(found) != tt.found {
+			t.Errorf("%s: %d servicos, settings %+v, want %d and %+v", tt.name, len(found), settings, tt.found, want)
+		}
 	}
 }
