@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +37,9 @@ type lexPosting struct {
 
 // lexDoc is one published Servico in a lexicalIndex.
 type lexDoc struct {
-	id      string
+	id string
+	// key orders ids as strings do, for their first 16 bytes (idKey).
+	key     [2]uint64
 	meta    vectorMeta
 	lexemes []string // its lexemes, to remove its postings
 	live    bool
@@ -78,7 +81,7 @@ func (x *lexicalIndex) add(e VectorEntry, meta vectorMeta, bulk bool) {
 		n = int32(len(x.docs))
 		x.docs = append(x.docs, lexDoc{})
 	}
-	d := lexDoc{id: e.ID, meta: meta, live: true, lexemes: make([]string, 0, len(e.Lexemes))}
+	d := lexDoc{id: e.ID, key: idKey(e.ID), meta: meta, live: true, lexemes: make([]string, 0, len(e.Lexemes))}
 	for _, l := range e.Lexemes {
 		p, ok := x.postings[l.Lexeme]
 		if !ok && !bulk {
@@ -228,7 +231,7 @@ func (x *lexicalIndex) candidates(terms []Match, every bool, f SearchFilter, n i
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return strings.Compare(x.docs[a.doc].id, x.docs[b.doc].id)
+		return x.compareIDs(a.doc, b.doc)
 	}
 	top := make([]scored, 0, n+1)
 	count := 0
@@ -252,4 +255,27 @@ func (x *lexicalIndex) candidates(terms []Match, every bool, f SearchFilter, n i
 		ids[i] = x.docs[c.doc].id
 	}
 	return ids, count
+}
+
+// idKey packs the first 16 bytes of id, zero-padded, into two big-endian
+// words, so comparing keys orders ids as comparing the strings does up to
+// there: a common word matches thousands of documents with equal cheap
+// scores, and comparing 36-byte ids broke those ties at a third of the
+// cost of picking candidates.
+func idKey(id string) [2]uint64 {
+	var b [16]byte
+	copy(b[:], id)
+	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
+}
+
+// compareIDs orders documents a and b by id, as strings.Compare does.
+func (x *lexicalIndex) compareIDs(a, b int32) int {
+	da, db := &x.docs[a], &x.docs[b]
+	if c := cmp.Compare(da.key[0], db.key[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(da.key[1], db.key[1]); c != 0 {
+		return c
+	}
+	return strings.Compare(da.id, db.id)
 }

@@ -88,14 +88,27 @@ func bruteCandidates(entries map[string]VectorEntry, terms []Match, every bool, 
 	return ids, len(all)
 }
 
+// TestKeywordCandidatesAgreeWithScoringEveryServico compares the index's
+// candidates with scoring every entry, with short ids and with uuids that
+// share their first 16 bytes, so ties are broken both by the ids' keys and
+// by the ids themselves.
 func TestKeywordCandidatesAgreeWithScoringEveryServico(t *testing.T) {
 	t.Parallel()
+	for _, format := range []string{"id-%03d", "0192a3b4-c5d6-7e8f-9012-%012d"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			testKeywordCandidatesAgreeWithScoringEveryServico(t, format)
+		})
+	}
+}
+
+func testKeywordCandidatesAgreeWithScoringEveryServico(t *testing.T, format string) {
 	r := rand.New(rand.NewPCG(3, 4))
 	vocabulary := []string{"certidao", "certific", "negat", "debit", "iptu", "escol", "matricul", "vacin", "poda", "arvor", "lix", "colet"}
 	entries := map[string]VectorEntry{}
 	var list []VectorEntry
 	for i := range 400 {
-		e := lexEntry(r, fmt.Sprintf("id-%03d", i), vocabulary)
+		e := lexEntry(r, fmt.Sprintf(format, i), vocabulary)
 		entries[e.ID] = e
 		list = append(list, e)
 	}
@@ -131,7 +144,7 @@ func TestKeywordCandidatesAgreeWithScoringEveryServico(t *testing.T) {
 	var changed []VectorEntry
 	var gone []string
 	for i := 0; i < 400; i += 3 {
-		id := fmt.Sprintf("id-%03d", i)
+		id := fmt.Sprintf(format, i)
 		switch i % 4 {
 		case 0:
 			delete(entries, id)
@@ -143,7 +156,7 @@ func TestKeywordCandidatesAgreeWithScoringEveryServico(t *testing.T) {
 		}
 	}
 	for i := 400; i < 450; i++ {
-		e := lexEntry(r, fmt.Sprintf("id-%03d", i), append(vocabulary, "bueir", "certo"))
+		e := lexEntry(r, fmt.Sprintf(format, i), append(vocabulary, "bueir", "certo"))
 		entries[e.ID] = e
 		changed = append(changed, e)
 	}
