@@ -40,13 +40,14 @@ func TestARepeatedHybridSearchRanksAndLoadsInTwoRoundTrips(t *testing.T) {
 	var sent []string
 	for _, s := range tree {
 		if text := statementText(s); text != "" && tree.under(s, last) {
-			sent = append(sent, strings.Join(strings.Fields(text), " ")[:40])
+			sent = append(sent, strings.Join(strings.Fields(text), " "))
 		}
 	}
-	slices.Sort(sent)
-	want := []string{"SELECT s.*, (SELECT current_version FROM", "WITH ranked AS ( SELECT d.servico_id AS "}
-	if !slices.Equal(sent, want) {
-		t.Errorf("statements of a repeated hybrid search:\n%q\nwant\n%q", sent, want)
+	ranks := slices.IndexFunc(sent, func(q string) bool { return strings.Contains(q, "ts_rank(") })
+	loads := slices.IndexFunc(sent, func(q string) bool { return strings.Contains(q, "FROM servicos s WHERE s.id") })
+	if len(sent) != 2 || ranks < 0 || loads < 0 || !strings.Contains(sent[loads], "current_version") {
+		t.Errorf("a repeated hybrid search sent %d statements, want the ranking and the page with the settings:\n%s",
+			len(sent), strings.Join(sent, "\n"))
 	}
 }
 

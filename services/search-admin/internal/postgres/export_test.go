@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -29,7 +31,11 @@ func (s *Store) ExplainRankKeywordCandidates(ctx context.Context, q catalog.Keyw
 		return "", err
 	}
 	return explain(func(dest *[]string) error {
-		return s.runRankCandidates(ctx, explainPrefix, args, dest)
+		return s.runRankCandidates(ctx, explainPrefix, args, func(rows pgx.Rows) error {
+			plans, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			*dest = plans
+			return err
+		})
 	})
 }
 
