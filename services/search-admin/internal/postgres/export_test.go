@@ -19,7 +19,7 @@ func (s *Store) ExplainKeywordSearch(ctx context.Context, q catalog.KeywordQuery
 		return "", err
 	}
 	return explain(func(dest *[]string) error {
-		return s.runKeywordSearch(ctx, explainPrefix, args, dest)
+		return s.runKeywordSearch(ctx, explainPrefix, args, collectPlans(dest))
 	})
 }
 
@@ -31,11 +31,7 @@ func (s *Store) ExplainRankKeywordCandidates(ctx context.Context, q catalog.Keyw
 		return "", err
 	}
 	return explain(func(dest *[]string) error {
-		return s.runRankCandidates(ctx, explainPrefix, args, func(rows pgx.Rows) error {
-			plans, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			*dest = plans
-			return err
-		})
+		return s.runRankCandidates(ctx, explainPrefix, args, collectPlans(dest))
 	})
 }
 
@@ -59,4 +55,13 @@ func explain(run func(dest *[]string) error) (string, error) {
 		return "", err
 	}
 	return plan[0], nil
+}
+
+// collectPlans scans the rows of an EXPLAIN into dest.
+func collectPlans(dest *[]string) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
+		plans, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		*dest = plans
+		return err
+	}
 }

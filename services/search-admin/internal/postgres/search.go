@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"gorm.io/gorm"
 
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
@@ -64,14 +65,6 @@ WHERE d.document @@ (SELECT CAST(@tsquery AS tsquery))
   AND (@orgao = '[]' OR d.orgao_gestor @> CAST(@orgao AS jsonb))
 ORDER BY score DESC, d.id
 LIMIT @limit OFFSET @offset`
-
-// keywordRow is one row of keywordSearch: a hit of the page, or NULL when
-// the page is empty, with the count of every visible match.
-type keywordRow struct {
-	ID    *string
-	Score float64
-	Total int
-}
 
 // lexemes folds each text of a JSON array into the lexemes search documents
 // store (search_lexemes, migration 00007), as a JSON array per text, and
@@ -226,32 +219,40 @@ func decodeLexemes(raw string) ([]string, error) {
 	return out, nil
 }
 
-// KeywordSearch implements catalog.SearchStore.
+// KeywordSearch implements catalog.SearchStore, on pgx directly like
+// RankKeywordCandidates.
 func (s *Store) KeywordSearch(ctx context.Context, q catalog.KeywordQuery) ([]catalog.ScoredID, int, error) {
 	args, err := keywordArgs(q)
 	if err != nil || args == nil {
 		return nil, 0, err
 	}
-	var rows []keywordRow
-	if err := s.runKeywordSearch(ctx, "", args, &rows); err != nil {
-		return nil, 0, mapError(fmt.Errorf("keyword search: %w", err))
-	}
-	out := make([]catalog.ScoredID, 0, len(rows))
+	out := make([]catalog.ScoredID, 0, q.Limit)
 	total := 0
-	for _, r := range rows {
-		total = r.Total
-		if r.ID != nil {
-			out = append(out, catalog.ScoredID{ID: *r.ID, Score: r.Score})
+	err = s.runKeywordSearch(ctx, "", args, func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id *string
+			var score *float64
+			if err := rows.Scan(&id, &score, &total); err != nil {
+				return err
+			}
+			if id != nil {
+				out = append(out, catalog.ScoredID{ID: *id, Score: *score})
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, mapError(fmt.Errorf("keyword search: %w", err))
 	}
 	return out, total, nil
 }
 
 // runKeywordSearch runs keywordSearch, after prefix (empty, or an EXPLAIN
-// for tests), with args, scanning into dest. Planner settings, if ever
-// needed, belong here so that the plan tests see them too.
-func (s *Store) runKeywordSearch(ctx context.Context, prefix string, args map[string]any, dest any) error {
-	return s.db.WithContext(ctx).Raw(prefix+keywordSearch, args).Scan(dest).Error
+// for tests), with args on a pgx connection, handing the rows to scan.
+// Planner settings, if ever needed, belong here so that the plan tests see
+// them too.
+func (s *Store) runKeywordSearch(ctx context.Context, prefix string, args map[string]any, scan func(pgx.Rows) error) error {
+	return runRows(ctx, s.db, prefix+keywordSearch, args, scan)
 }
 
 // keywordArgs binds q to the named parameters of keywordSearch; nil when
@@ -320,8 +321,14 @@ func rankCandidateArgs(q catalog.KeywordQuery, ids []string) (map[string]any, er
 // runRankCandidates runs rankCandidates after prefix (empty, or an EXPLAIN
 // for tests) with args on a pgx connection, handing the rows to scan.
 func (s *Store) runRankCandidates(ctx context.Context, prefix string, args map[string]any, scan func(pgx.Rows) error) error {
-	return withConn(ctx, s.db, func(conn *pgx.Conn) error {
-		rows, err := conn.Query(ctx, prefix+rankCandidates, pgx.NamedArgs(args))
+	return runRows(ctx, s.db, prefix+rankCandidates, args, scan)
+}
+
+// runRows runs query with the named args on a pooled pgx connection and
+// hands its rows to scan.
+func runRows(ctx context.Context, db *gorm.DB, query string, args map[string]any, scan func(pgx.Rows) error) error {
+	return withConn(ctx, db, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, query, pgx.NamedArgs(args))
 		if err != nil {
 			return err
 		}
