@@ -136,9 +136,10 @@ const maxBoundedDepth = 1000
 
 // keywordSearch runs one full-text pass. When the replica's lexical index
 // holds the version and more Servicos match than KeywordCandidates (or the
-// page's depth), Postgres ranks only the best candidates by the index's
-// cheap score, so the cost stays bounded however many match; the index
-// counts the matches. Otherwise Postgres ranks and counts every match, as
+// page's depth), only the best candidates by the index's cheap score are
+// ranked, so the cost stays bounded however many match; the index counts
+// the matches and ranks the candidates by ts_rank from the positions it
+// holds, or Postgres does when the query is one only Postgres can rank. Otherwise Postgres ranks and counts every match, as
 // it always does for a catalog the index does not hold yet.
 func (s *Searcher) keywordSearch(ctx context.Context, kq KeywordQuery) ([]ScoredID, int, error) {
 	depth := kq.Offset + kq.Limit
@@ -146,6 +147,9 @@ func (s *Searcher) keywordSearch(ctx context.Context, kq KeywordQuery) ([]Scored
 		n := max(s.cfg.KeywordCandidates, depth)
 		ids, total, ok := s.index.KeywordCandidates(kq.Version, kq.Terms, kq.Every, kq.Filter, n)
 		if ok && total > n {
+			if hits, ranked := s.index.RankKeywords(kq.Version, kq.Terms, kq.Every, ids, kq.Limit, kq.Offset); ranked {
+				return hits, total, nil
+			}
 			hits, err := s.store.RankKeywordCandidates(ctx, kq, ids)
 			return hits, total, err
 		}

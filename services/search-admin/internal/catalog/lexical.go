@@ -9,10 +9,13 @@ import (
 )
 
 // DocLexeme is one lexeme of a search document with the best weight it has
-// there: 'A' (nome_servico) outranks 'B', 'C' and 'D'.
+// there ('A', nome_servico, outranks 'B', 'C' and 'D') and its positions
+// as the tsvector stores them (the weight's code, 3 for A down to 0 for D,
+// in the top two bits, the position below; none when it has none).
 type DocLexeme struct {
-	Lexeme string
-	Weight byte
+	Lexeme    string
+	Weight    byte
+	Positions []uint16
 }
 
 // lexWeight is a weight's share of a cheap keyword score: ts_rank's default
@@ -39,10 +42,12 @@ type lexPosting struct {
 type lexDoc struct {
 	id string
 	// key orders ids as strings do, for their first 16 bytes (idKey).
-	key     [2]uint64
-	meta    vectorMeta
-	lexemes []string // its lexemes, to remove its postings
-	live    bool
+	key  [2]uint64
+	meta vectorMeta
+	// terms are its lexemes in order with their positions, to rank it
+	// and to remove its postings.
+	terms []lexTerm
+	live  bool
 }
 
 // lexicalIndex is an inverted index of the lexemes of the published
@@ -81,7 +86,7 @@ func (x *lexicalIndex) add(e VectorEntry, meta vectorMeta, bulk bool) {
 		n = int32(len(x.docs))
 		x.docs = append(x.docs, lexDoc{})
 	}
-	d := lexDoc{id: e.ID, key: idKey(e.ID), meta: meta, live: true, lexemes: make([]string, 0, len(e.Lexemes))}
+	d := lexDoc{id: e.ID, key: idKey(e.ID), meta: meta, live: true, terms: make([]lexTerm, 0, len(e.Lexemes))}
 	for _, l := range e.Lexemes {
 		p, ok := x.postings[l.Lexeme]
 		if !ok && !bulk {
@@ -92,8 +97,9 @@ func (x *lexicalIndex) add(e VectorEntry, meta vectorMeta, bulk bool) {
 			continue // a lexeme listed twice
 		}
 		x.postings[l.Lexeme] = append(p, lexPosting{doc: n, weight: lexWeight(l.Weight)})
-		d.lexemes = append(d.lexemes, l.Lexeme)
+		d.terms = append(d.terms, lexTerm{lexeme: l.Lexeme, pos: l.Positions})
 	}
+	slices.SortFunc(d.terms, func(a, b lexTerm) int { return strings.Compare(a.lexeme, b.lexeme) })
 	x.docs[n] = d
 	x.byID[e.ID] = n
 }
@@ -114,7 +120,8 @@ func (x *lexicalIndex) remove(id string) {
 		return
 	}
 	delete(x.byID, id)
-	for _, l := range x.docs[n].lexemes {
+	for _, t := range x.docs[n].terms {
+		l := t.lexeme
 		p := x.postings[l]
 		if i := slices.IndexFunc(p, func(q lexPosting) bool { return q.doc == n }); i >= 0 {
 			p[i] = p[len(p)-1]

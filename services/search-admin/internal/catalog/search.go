@@ -71,8 +71,8 @@ type SearchConfig struct {
 	Candidates int `env:"SEARCH_HYBRID_CANDIDATES, default=200"`
 	// KeywordCandidates bounds the matches keyword ranking scores exactly:
 	// when more match, the replica's lexical index picks this many (or a
-	// page's worth, if more) by a cheap score and Postgres ranks only
-	// them; 0 ranks every match.
+	// page's worth, if more) by a cheap score and ranks only them by
+	// ts_rank (see RankKeywords); 0 ranks every match in Postgres.
 	KeywordCandidates int `env:"SEARCH_KEYWORD_CANDIDATES, default=200"`
 	// SemanticWeight is the share of the semantic score in a hybrid score,
 	// from 0 (keyword ranking, semantic matches after it) to 1; unset, the

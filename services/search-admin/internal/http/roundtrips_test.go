@@ -12,29 +12,68 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
 
-// TestARepeatedHybridSearchRanksAndLoadsInTwoRoundTrips counts the
+// TestARepeatedHybridSearchSendsOnlyTheStatementsItNeeds counts the
 // statements sent below a search's span once the replica has seen the
-// settings and analyzed the query: the keyword ranking and the page's
-// load, which also reads the settings; nothing is read before them.
-func TestARepeatedHybridSearchRanksAndLoadsInTwoRoundTrips(t *testing.T) {
+// settings and analyzed the query. Nothing is read before ranking: the
+// page's load reads the settings too. With fewer matches than keyword
+// candidates Postgres ranks them; with more (here hybrid fuses one of each
+// ranking), the replica ranks its candidates itself and the page is the
+// only statement.
+func TestARepeatedHybridSearchSendsOnlyTheStatementsItNeeds(t *testing.T) {
 	t.Parallel()
-	rec := tracetest.NewSpanRecorder()
-	app := newAppOn(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t), embedding.Hash{}, traced(rec))
-	app.publish(t, map[string]any{"nome_servico": "Poda de árvores"})
-	q := url.Values{"q": {"poda de arvores"}, "mode": {"hybrid"}, "per_page": {"1"}}
-	for range 3 {
-		if page := app.searchPage(t, q); len(page.Data) != 1 {
-			t.Fatalf("the search found %d servicos", len(page.Data))
-		}
+	tests := []struct {
+		name       string
+		candidates int
+		want       []string
+	}{
+		{"few matches are ranked by Postgres", 200, []string{"ts_rank(", "FROM servicos s WHERE s.id"}},
+		{"more matches than candidates are ranked by the replica", 1, []string{"FROM servicos s WHERE s.id"}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := tracetest.NewSpanRecorder()
+			app := newAppOn(t, pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t), embedding.Hash{}, traced(rec),
+				func(c *searchadmin.Config) {
+					c.Search.KeywordCandidates, c.Search.Candidates = tt.candidates, tt.candidates
+				})
+			app.publish(t, map[string]any{"nome_servico": "Poda de árvores"})
+			app.publish(t, map[string]any{"nome_servico": "Poda de árvores em praças"})
+			app.waitForVectors(t, 2)
+			q := url.Values{"q": {"poda de arvores"}, "mode": {"hybrid"}, "per_page": {"1"}}
+			for range 3 {
+				if page := app.searchPage(t, q); len(page.Data) != 1 {
+					t.Fatalf("the search found %d servicos", len(page.Data))
+				}
+			}
+			sent := statementsOfLastSearch(t, rec)
+			ok := len(sent) == len(tt.want)
+			for _, w := range tt.want {
+				ok = ok && slices.ContainsFunc(sent, func(q string) bool { return strings.Contains(q, w) })
+			}
+			if load := slices.IndexFunc(sent, func(q string) bool { return strings.Contains(q, "FROM servicos s WHERE s.id") }); load < 0 || !strings.Contains(sent[load], "current_version") {
+				ok = false
+			}
+			if !ok {
+				t.Errorf("a repeated hybrid search sent %d statements, want %q with the settings read by the page's:\n%s",
+					len(sent), tt.want, strings.Join(sent, "\n"))
+			}
+		})
+	}
+}
+
+// statementsOfLastSearch returns the SQL sent below the last search's span.
+func statementsOfLastSearch(t *testing.T, rec *tracetest.SpanRecorder) []string {
+	t.Helper()
 	tree := treeOf(rec)
 	searches := tree.named("GET /api/v1/search")
-	if len(searches) != 3 {
-		t.Fatalf("%d search spans", len(searches))
+	if len(searches) == 0 {
+		t.Fatal("no search span")
 	}
 	last := slices.MaxFunc(searches, func(a, b sdktrace.ReadOnlySpan) int { return a.StartTime().Compare(b.StartTime()) })
 	var sent []string
@@ -43,12 +82,7 @@ func TestARepeatedHybridSearchRanksAndLoadsInTwoRoundTrips(t *testing.T) {
 			sent = append(sent, strings.Join(strings.Fields(text), " "))
 		}
 	}
-	ranks := slices.IndexFunc(sent, func(q string) bool { return strings.Contains(q, "ts_rank(") })
-	loads := slices.IndexFunc(sent, func(q string) bool { return strings.Contains(q, "FROM servicos s WHERE s.id") })
-	if len(sent) != 2 || ranks < 0 || loads < 0 || !strings.Contains(sent[loads], "current_version") {
-		t.Errorf("a repeated hybrid search sent %d statements, want the ranking and the page with the settings:\n%s",
-			len(sent), strings.Join(sent, "\n"))
-	}
+	return sent
 }
 
 // statementText is the SQL a span executed, or "" when it is no query (a

@@ -12,14 +12,12 @@ import (
 var _ catalog.VectorSource = (*Store)(nil)
 
 // selectVectors reads every Servico (drafts too, for the fingerprint) with
-// the embedding of its document in version $1, when it is ready.
-// With it come the lexemes of the document and each one's weights (e.g.
-// "AB"; empty for a lexeme without positions), for keyword candidates,
-// also while the embedding is pending.
+// the embedding of its document in version $1, when it is ready, and the
+// document's tsvector as text (parseTSVector), for keyword candidates and
+// their ranking, also while the embedding is pending.
 const selectVectors = `
 SELECT s.id::text, s.change_seq, s.status = 1, COALESCE(s.agents -> 'exclusive_for_agents' = 'true'::jsonb, false),
-       s.tema_geral, s.orgao_gestor, CASE WHEN NOT d.embedding_pending THEN d.embedding END,
-       ARRAY(SELECT u.lexeme FROM unnest(d.document) u), ARRAY(SELECT array_to_string(u.weights, '') FROM unnest(d.document) u)
+       s.tema_geral, s.orgao_gestor, CASE WHEN NOT d.embedding_pending THEN d.embedding END, d.document::text
 FROM servicos s
 LEFT JOIN search_documents d ON d.servico_id = s.id AND d.schema_version = $1`
 
@@ -46,12 +44,14 @@ func (s *Store) loadVectors(ctx context.Context, query string, args ...any) (str
 		}
 		entries, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (catalog.VectorEntry, error) {
 			var e catalog.VectorEntry
-			var lexemes, weights []string
-			err := row.Scan(&e.ID, &e.Seq, &e.Published, &e.AgentOnly, &e.TemaGeral, &e.OrgaoGestor, &e.Embedding, &lexemes, &weights)
-			if err == nil && len(lexemes) != len(weights) {
-				err = fmt.Errorf("servico %s: %d lexemes but %d weights", e.ID, len(lexemes), len(weights))
+			var document *string
+			err := row.Scan(&e.ID, &e.Seq, &e.Published, &e.AgentOnly, &e.TemaGeral, &e.OrgaoGestor, &e.Embedding, &document)
+			if err != nil || document == nil {
+				return e, err
 			}
-			e.Lexemes = docLexemes(lexemes, weights)
+			if e.Lexemes, err = parseTSVector(*document); err != nil {
+				err = fmt.Errorf("servico %s: %w", e.ID, err)
+			}
 			return e, err
 		})
 		return err
@@ -60,23 +60,6 @@ func (s *Store) loadVectors(ctx context.Context, query string, args ...any) (str
 		return "", nil, mapError(fmt.Errorf("load vectors: %w", err))
 	}
 	return version, entries, nil
-}
-
-// docLexemes pairs each lexeme with its best weight ('A' before 'D'; 'D',
-// the default, when it has no position).
-func docLexemes(lexemes, weights []string) []catalog.DocLexeme {
-	if len(lexemes) == 0 || len(lexemes) != len(weights) {
-		return nil
-	}
-	out := make([]catalog.DocLexeme, len(lexemes))
-	for i, l := range lexemes {
-		best := byte('D')
-		for j := 0; j < len(weights[i]); j++ {
-			best = min(best, weights[i][j])
-		}
-		out[i] = catalog.DocLexeme{Lexeme: l, Weight: best}
-	}
-	return out
 }
 
 // VectorFingerprint implements catalog.VectorSource.
