@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"net/http"
 	"strings"
 )
@@ -12,24 +13,30 @@ const maxAuthorizationBytes = len("Bearer ") + MaxTokenBytes
 // Authenticate verifies the bearer token of r's single Authorization header
 // (RFC 6750 §2.1; the scheme is case-insensitive) and returns its claims.
 func (v *Verifier) Authenticate(r *http.Request) (*Claims, error) {
-	values := r.Header.Values("Authorization")
+	return v.AuthenticateHeader(r.Context(), r.Header.Values("Authorization"))
+}
+
+// AuthenticateHeader is Authenticate for a request whose Authorization
+// header values are authorization, for a server that does not hold an
+// *http.Request (the gateway's).
+func (v *Verifier) AuthenticateHeader(ctx context.Context, authorization []string) (*Claims, error) {
 	switch {
-	case len(values) == 0:
+	case len(authorization) == 0:
 		return nil, errNoToken("the request has no bearer token")
-	case len(values) > 1:
-		return nil, v.reject(r.Context(), "the request has more than one Authorization header", nil)
-	case len(values[0]) > maxAuthorizationBytes:
-		return nil, v.reject(r.Context(), "the Authorization header is too long", nil)
+	case len(authorization) > 1:
+		return nil, v.reject(ctx, "the request has more than one Authorization header", nil)
+	case len(authorization[0]) > maxAuthorizationBytes:
+		return nil, v.reject(ctx, "the Authorization header is too long", nil)
 	}
-	scheme, token, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
+	scheme, token, _ := strings.Cut(strings.TrimSpace(authorization[0]), " ")
 	if !strings.EqualFold(scheme, "Bearer") {
 		return nil, errNoToken("the Authorization header must use the Bearer scheme")
 	}
 	token = strings.TrimLeft(token, " ")
 	if !isB64Token(token) {
-		return nil, v.reject(r.Context(), "the bearer token is empty or malformed", nil)
+		return nil, v.reject(ctx, "the bearer token is empty or malformed", nil)
 	}
-	return v.Verify(r.Context(), token)
+	return v.Verify(ctx, token)
 }
 
 // isB64Token reports whether s matches RFC 6750's b64token:

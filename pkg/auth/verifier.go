@@ -73,7 +73,12 @@ func (v *Verifier) HoldsKey(id string) bool {
 // size, RS256 or ES256) whose header names a key held, so that verifying it
 // costs a signature check but never a request to the identity provider.
 func (v *Verifier) HoldsKeyFor(r *http.Request) bool {
-	values := r.Header.Values("Authorization")
+	return v.HoldsKeyForHeader(r.Header.Values("Authorization"))
+}
+
+// HoldsKeyForHeader is HoldsKeyFor for a request whose Authorization header
+// values are authorization.
+func (v *Verifier) HoldsKeyForHeader(values []string) bool {
 	if len(values) != 1 || len(values[0]) > maxAuthorizationBytes {
 		return false
 	}

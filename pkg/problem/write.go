@@ -35,23 +35,25 @@ type Body struct {
 // BodyOf builds the problem document of err for request r. Causes of 5xx
 // errors never reach the body.
 func BodyOf(r *http.Request, err error) Body {
-	pe := asError(r, err)
+	return bodyOf(r.Context(), r.URL.Path, asError(r.Context(), err))
+}
+
+func bodyOf(ctx context.Context, path string, pe *Error) Body {
 	status := Status(pe.Code)
 	detail := pe.Detail
 	if pe.Code == EINTERNAL && detail == "" {
 		detail = "an unexpected error occurred; quote the request_id when reporting it"
 	}
-	b := Body{
+	return Body{
 		Type:      TypeBase + strings.ReplaceAll(string(pe.Code), "_", "-"),
 		Title:     statusText(status),
 		Status:    status,
 		Detail:    detail,
-		Instance:  r.URL.Path,
-		RequestID: requestid.From(r.Context()),
-		TraceID:   traceID(r.Context()),
+		Instance:  path,
+		RequestID: requestid.From(ctx),
+		TraceID:   traceID(ctx),
 		Errors:    pe.Fields,
 	}
-	return b
 }
 
 // traceID is the hex trace id of ctx's span, or "" when it has none.
@@ -68,16 +70,9 @@ func traceID(ctx context.Context) string {
 // A request whose client went away is a 499 whatever failed inside it, since
 // the failure is most likely the cancellation itself; it is logged at info.
 func Write(w http.ResponseWriter, r *http.Request, err error) {
-	pe := asError(r, err)
-	body := BodyOf(r, err)
-	switch {
-	case body.Status >= 500:
-		Logger(r.Context()).ErrorContext(r.Context(), "request failed", "status", body.Status, "path", r.URL.Path, "err", err)
-	case body.Status == StatusClientClosedRequest:
-		Logger(r.Context()).InfoContext(r.Context(), "client went away", "path", r.URL.Path, "err", err)
-	}
+	body, header := Prepare(r.Context(), r.URL.Path, err)
 	h := w.Header()
-	for k, vs := range pe.Header {
+	for k, vs := range header {
 		h[k] = vs
 	}
 	h.Set("Content-Type", ContentType)
@@ -85,6 +80,23 @@ func Write(w http.ResponseWriter, r *http.Request, err error) {
 	h.Del("Content-Length")
 	w.WriteHeader(body.Status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// Prepare is Write without the response: the document of err for the
+// request of ctx at path, and the headers err asks for (Retry-After,
+// WWW-Authenticate), with the failure logged as Write logs it. A server
+// that does not write through an http.ResponseWriter (the gateway's) sends
+// them with Content-Type ContentType and X-Content-Type-Options: nosniff.
+func Prepare(ctx context.Context, path string, err error) (Body, http.Header) {
+	pe := asError(ctx, err)
+	body := bodyOf(ctx, path, pe)
+	switch {
+	case body.Status >= 500:
+		Logger(ctx).ErrorContext(ctx, "request failed", "status", body.Status, "path", path, "err", err)
+	case body.Status == StatusClientClosedRequest:
+		Logger(ctx).InfoContext(ctx, "client went away", "path", path, "err", err)
+	}
+	return body, pe.Header
 }
 
 // statusText is the reason phrase of status, nginx's for 499.
@@ -97,12 +109,12 @@ func statusText(status int) string {
 
 // asError returns the *Error in err's chain; an error without one is
 // internal. A 5xx of a request whose client went away becomes ECLIENTGONE.
-func asError(r *http.Request, err error) *Error {
+func asError(ctx context.Context, err error) *Error {
 	var pe *Error
 	if !errors.As(err, &pe) {
 		pe = &Error{Code: EINTERNAL, Err: err}
 	}
-	if Status(pe.Code) >= 500 && errors.Is(r.Context().Err(), context.Canceled) {
+	if Status(pe.Code) >= 500 && errors.Is(ctx.Err(), context.Canceled) {
 		pe = &Error{Code: ECLIENTGONE, Detail: "the client closed the request before it was answered", Err: err}
 	}
 	return pe

@@ -68,8 +68,14 @@ func ListenAll(cfg Config, admin AdminConfig) (Listeners, error) {
 // Serve serves public and admin on their listeners with cfg's timeouts
 // until ctx is done, then drains both within cfg.ShutdownTimeout.
 func (l Listeners) Serve(ctx context.Context, cfg Config, public, admin http.Handler, logger *slog.Logger) error {
+	return l.ServeWith(ctx, cfg, New(cfg, public, logger), admin, logger)
+}
+
+// ServeWith is Serve with the public listener served by public, a server
+// the program built itself (the gateway's *FastServer).
+func (l Listeners) ServeWith(ctx context.Context, cfg Config, public Runner, admin http.Handler, logger *slog.Logger) error {
 	return ServeAll(ctx, cfg.ShutdownTimeout, logger,
-		Endpoint{Server: New(cfg, public, logger), Listener: l.Public},
+		Endpoint{Server: public, Listener: l.Public},
 		Endpoint{Server: New(cfg, admin, logger), Listener: l.Admin})
 }
 

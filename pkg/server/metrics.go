@@ -101,14 +101,19 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		rec := wrap(w)
 		ctx, info := withRoute(r.Context())
 		next.ServeHTTP(rec, withContext(r, ctx))
-		method := r.Method
-		switch method {
-		case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
-		default:
-			method = "OTHER"
-		}
-		s := m.seriesOf(info.route, method, rec.status)
-		s.requests.Inc()
-		s.latency.Observe(time.Since(start).Seconds())
+		m.observe(info.route, r.Method, rec.status, time.Since(start))
 	})
+}
+
+// observe counts and times one request; a method other than the usual ones
+// is counted as OTHER, so clients cannot add series.
+func (m *Metrics) observe(route, method string, status int, d time.Duration) {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+	default:
+		method = "OTHER"
+	}
+	s := m.seriesOf(route, method, status)
+	s.requests.Inc()
+	s.latency.Observe(d.Seconds())
 }

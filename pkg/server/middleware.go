@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -88,7 +89,7 @@ func Recover(next http.Handler) http.Handler {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			problem.Logger(r.Context()).ErrorContext(r.Context(), "panic", "value", fmt.Sprint(v), "stack", string(debug.Stack()))
+			logPanic(r.Context(), v)
 			problem.Write(w, r, problem.Wrap(problem.EINTERNAL, errors.New("panic"), ""))
 		}()
 		next.ServeHTTP(w, r)
@@ -112,19 +113,29 @@ func AccessLog(logger *slog.Logger, skip ...string) Middleware {
 			rec := wrap(w)
 			ctx, info := withRoute(r.Context())
 			next.ServeHTTP(rec, withContext(r, ctx))
-			level := slog.LevelInfo
-			if rec.status >= 500 {
-				level = slog.LevelError
-			}
-			logger.LogAttrs(r.Context(), level, "request",
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.String("route", info.route),
-				slog.Int("status", rec.status),
-				slog.Int64("bytes", rec.bytes),
-				slog.Duration("duration", time.Since(start)),
-				slog.String("remote", r.RemoteAddr),
-			)
+			logRequest(r.Context(), logger, r.Method, r.URL.Path, info.route, rec.status, rec.bytes, time.Since(start), r.RemoteAddr)
 		})
 	}
+}
+
+// logRequest writes the access-log line of one request.
+func logRequest(ctx context.Context, logger *slog.Logger, method, path, route string, status int, bytes int64, d time.Duration, remote string) {
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	logger.LogAttrs(ctx, level, "request",
+		slog.String("method", method),
+		slog.String("path", path),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Int64("bytes", bytes),
+		slog.Duration("duration", d),
+		slog.String("remote", remote),
+	)
+}
+
+// logPanic logs a recovered panic with its stack.
+func logPanic(ctx context.Context, v any) {
+	problem.Logger(ctx).ErrorContext(ctx, "panic", "value", fmt.Sprint(v), "stack", string(debug.Stack()))
 }

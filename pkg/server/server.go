@@ -70,8 +70,19 @@ func Serve(ctx context.Context, srv *http.Server, ln net.Listener, shutdownTimeo
 
 // Endpoint is a server and the listener it serves on.
 type Endpoint struct {
-	Server   *http.Server
+	Server   Runner
 	Listener net.Listener
+}
+
+// Runner is a server ServeAll runs and drains: an *http.Server, or a
+// *FastServer.
+type Runner interface {
+	// Serve serves ln until Shutdown; afterwards it returns nil or
+	// http.ErrServerClosed.
+	Serve(ln net.Listener) error
+	// Shutdown stops accepting connections and waits for the requests
+	// in flight to finish, or for ctx to be done.
+	Shutdown(ctx context.Context) error
 }
 
 // ServeAll serves every endpoint (a program's public and admin listeners)

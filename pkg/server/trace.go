@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -35,29 +36,41 @@ func Trace(tp trace.TracerProvider) Middleware {
 			}
 			ctx := telemetry.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 			ctx, info := withRoute(ctx)
-			method := spanMethod(r.Method)
 			scheme := "http"
 			if r.TLS != nil {
 				scheme = "https"
 			}
-			ctx, span := tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
-				semconv.HTTPRequestMethodKey.String(method),
-				semconv.URLScheme(scheme),
-				semconv.NetworkProtocolVersion(protocolVersion(r)),
-			))
+			ctx, span := startServerSpan(ctx, tracer, r.Method, scheme, protocolVersion(r))
 			defer span.End()
 			rec := wrap(w)
 			next.ServeHTTP(rec, r.WithContext(ctx))
-			if info.route != unmatchedRoute {
-				span.SetName(method + " " + info.route)
-				span.SetAttributes(semconv.HTTPRoute(info.route))
-			}
-			span.SetAttributes(semconv.HTTPResponseStatusCode(rec.status))
-			if rec.status >= 500 {
-				span.SetStatus(codes.Error, "")
-				span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(rec.status)))
-			}
+			endServerSpan(span, r.Method, info.route, rec.status)
 		})
+	}
+}
+
+// startServerSpan opens the server span of a request whose trace context
+// ctx carries.
+func startServerSpan(ctx context.Context, tracer trace.Tracer, method, scheme, proto string) (context.Context, trace.Span) {
+	method = spanMethod(method)
+	return tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(
+		semconv.HTTPRequestMethodKey.String(method),
+		semconv.URLScheme(scheme),
+		semconv.NetworkProtocolVersion(proto),
+	))
+}
+
+// endServerSpan names span after route, when one matched, and records status;
+// the caller ends it.
+func endServerSpan(span trace.Span, method, route string, status int) {
+	if route != unmatchedRoute {
+		span.SetName(spanMethod(method) + " " + route)
+		span.SetAttributes(semconv.HTTPRoute(route))
+	}
+	span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+	if status >= 500 {
+		span.SetStatus(codes.Error, "")
+		span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
 	}
 }
 

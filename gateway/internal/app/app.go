@@ -10,11 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"os"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/valyala/fasthttp"
 
 	"github.com/municipal-apis/platform/gateway/internal/clientip"
 	"github.com/municipal-apis/platform/gateway/internal/gateway"
@@ -33,7 +33,7 @@ type App struct {
 	cfg      Config
 	logger   *slog.Logger
 	verifier *auth.Verifier
-	handler  http.Handler
+	public   *server.FastServer
 	admin    http.Handler
 	redis    *redis.Client    // nil when rate limiting is off
 	store    *ratelimit.Store // nil when rate limiting is off
@@ -103,15 +103,24 @@ func New(ctx context.Context, cfg Config) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
-	a.handler = server.Handler(server.Options{
+	// /docs needs no token and spends no rate limit; it is served through
+	// net/http, the rest of the gateway on fasthttp (docs/decisions.md).
+	docsHandler := server.FromHTTP(docs)
+	a.public = server.NewFast(cfg.HTTP, server.NewFastHandler(server.FastOptions{
 		Logger:  a.logger,
 		Metrics: metrics,
-		App:     portal.Mount(docs, h), // /docs: no token, no rate limit
-		// The handler applies the body limit itself, after the rate-limit
-		// headers are set, so that a 413 carries them too.
-		MaxBodyBytes: math.MaxInt64,
-		Tracer:       tracing.Provider,
-	})
+		App: func(c *fasthttp.RequestCtx) {
+			if portal.Owns(server.FastPath(c)) {
+				docsHandler(c)
+				return
+			}
+			h.Serve(c)
+		},
+		Expect: func(c *fasthttp.RequestCtx) bool {
+			return portal.Owns(server.FastPath(c)) || h.Expect(c)
+		},
+		Tracer: tracing.Provider,
+	}), a.logger)
 	a.admin = server.AdminHandler(server.AdminOptions{Logger: a.logger, Metrics: metrics, Checks: checks})
 	if a.ln, err = server.ListenAll(cfg.HTTP, cfg.Admin); err != nil {
 		return nil, err
@@ -152,9 +161,6 @@ func (a *App) Addr() string { return a.ln.Public.Addr().String() }
 // /metrics (the port chosen when ADMIN_ADDR asked for port 0).
 func (a *App) AdminAddr() string { return a.ln.Admin.Addr().String() }
 
-// Handler returns the gateway's public handler: /livez and the proxy.
-func (a *App) Handler() http.Handler { return a.handler }
-
 // AdminHandler returns the handler of the admin listener.
 func (a *App) AdminHandler() http.Handler { return a.admin }
 
@@ -177,7 +183,7 @@ func (a *App) Run(ctx context.Context) error {
 		}()
 		defer func() { stop(); <-done }()
 	}
-	return a.ln.Serve(ctx, a.cfg.HTTP, a.handler, a.admin, a.logger)
+	return a.ln.ServeWith(ctx, a.cfg.HTTP, a.public, a.admin, a.logger)
 }
 
 // Close stops listening, if Run has not, releases the Redis client and

@@ -98,18 +98,24 @@ func (p Policy) Of(r *http.Request) Source {
 	if err != nil {
 		return Source{ForwardedFor: r.RemoteAddr}
 	}
-	src := Source{Addr: peer.Addr().Unmap(), ForwardedFor: peer.Addr().Unmap().String()}
-	if !p.believes(src.Addr) {
+	return OfPeer(p, peer.Addr(), r.Header.Values("X-Forwarded-For"))
+}
+
+// OfPeer is Of for a request from the TCP peer peer whose X-Forwarded-For
+// header values are chain (strings, or a server's raw header bytes).
+func OfPeer[S ~string | ~[]byte](p Policy, peer netip.Addr, chain []S) Source {
+	src := Source{Addr: peer.Unmap(), ForwardedFor: peer.Unmap().String()}
+	if !p.believes(src.Addr) || len(chain) == 0 {
 		return src
 	}
-	chain := r.Header.Values("X-Forwarded-For")
-	if len(chain) == 0 {
-		return src
+	lines := make([]string, len(chain))
+	for i, line := range chain {
+		lines[i] = string(line)
 	}
-	if client, ok := p.client(chain); ok {
+	if client, ok := p.client(lines); ok {
 		src.Addr = client
 	}
-	src.ForwardedFor = strings.Join(chain, ", ") + ", " + src.ForwardedFor
+	src.ForwardedFor = strings.Join(lines, ", ") + ", " + src.ForwardedFor
 	return src
 }
 

@@ -6,7 +6,6 @@ package gateway
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -37,12 +36,12 @@ type Options struct {
 
 // New returns the handler of every request that is not a probe: admit
 // (limits and token), then route, then proxy.
-func New(o Options) (http.Handler, error) {
+func New(o Options) (*Handler, error) {
 	tokens, err := newTokenCache(o.Verifier, o.TokenCacheSize)
 	if err != nil {
 		return nil, fmt.Errorf("token cache: %w", err)
 	}
-	h := &handler{
+	h := &Handler{
 		routes:    o.Routes,
 		upstreams: make(map[string]*proxy.Upstream, len(o.Routes)),
 		tokens:    tokens,

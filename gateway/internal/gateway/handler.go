@@ -1,9 +1,15 @@
 package gateway
 
 import (
+	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
+	"unsafe"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/municipal-apis/platform/gateway/internal/clientip"
 	"github.com/municipal-apis/platform/gateway/internal/proxy"
@@ -14,9 +20,9 @@ import (
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
-// handler serves every request that is not a probe: admit (limits and
+// Handler serves every request that is not a probe: admit (limits and
 // token), then route, then proxy.
-type handler struct {
+type Handler struct {
 	routes    route.Table
 	upstreams map[string]*proxy.Upstream // by route prefix
 	tokens    *tokenCache
@@ -25,47 +31,109 @@ type handler struct {
 	maxBody   int64
 }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	src := h.clientIP.Of(r)
-	p, pathErr := route.Canonicalize(r.URL.EscapedPath())
-	rt, routed := h.routes.Match(p)
-	if routed {
-		server.SetRoute(r, rt.Prefix)
-	}
-	claims, err := h.admit(w, r, src)
-	if err == nil {
-		err = h.checkRequest(w, r, pathErr, routed)
-	}
-	if err != nil {
-		problem.Write(w, r, err)
+// admission is what the gateway decided about a request it lets through.
+type admission struct {
+	claims *auth.Claims
+	src    clientip.Source
+	rt     route.Route
+	path   route.Path
+}
+
+// admissionKey keys the admission of a request decided before its body was
+// invited (Expect), which Serve then uses instead of deciding again.
+type admissionKey struct{}
+
+// Serve admits, routes and proxies the request of c.
+func (h *Handler) Serve(c *fasthttp.RequestCtx) {
+	if a, ok := c.UserValue(admissionKey{}).(*admission); ok {
+		h.forward(c, a)
 		return
 	}
-	path, rawPath := rt.Strip(p)
-	h.upstreams[rt.Prefix].ServeHTTP(w, r, proxy.Forward{
+	if a, ok := h.decide(c); ok {
+		h.forward(c, &a)
+	}
+}
+
+// Expect decides a request that expects 100-continue before its body is
+// invited: a request without a valid token, over a limit, unrouted or
+// declaring a body over the limit is refused without ever being invited to
+// send its body, as net/http's server does when its handler answers without
+// reading the body.
+func (h *Handler) Expect(c *fasthttp.RequestCtx) bool {
+	a, ok := h.decide(c)
+	if ok {
+		c.SetUserValue(admissionKey{}, &a)
+	}
+	return ok
+}
+
+// decide admits c's request or writes its refusal.
+func (h *Handler) decide(c *fasthttp.RequestCtx) (admission, bool) {
+	src := h.source(c)
+	p, pathErr := route.Canonicalize(b2s(c.URI().PathOriginal()))
+	rt, routed := h.routes.Match(p)
+	if routed {
+		server.SetFastRoute(c, rt.Prefix)
+	}
+	claims, err := h.admit(c, src)
+	if err == nil {
+		err = h.checkRequest(c, pathErr, routed)
+	}
+	if err != nil {
+		server.WriteFastProblem(c, err)
+		return admission{}, false
+	}
+	return admission{claims: claims, src: src, rt: rt, path: p}, true
+}
+
+// forward proxies an admitted request to its route's upstream.
+func (h *Handler) forward(c *fasthttp.RequestCtx, a *admission) {
+	path, rawPath := a.rt.Strip(a.path)
+	// ContentLength is -1 for a chunked body, -2 for none (a GET).
+	var body io.Reader
+	if n := c.Request.Header.ContentLength(); (n > 0 || n == -1) && c.RequestBodyStream() != nil {
+		body = c.RequestBodyStream()
+		if n < 0 { // chunked: capped as it is read
+			body = &cappedBody{r: body, left: h.maxBody, limit: h.maxBody}
+		}
+	}
+	h.upstreams[a.rt.Prefix].Serve(c, proxy.Forward{
 		Path:         path,
 		RawPath:      rawPath,
-		ClientID:     claims.ClientID,
-		Department:   claims.Department,
-		ForwardedFor: src.ForwardedFor,
-	})
+		ClientID:     a.claims.ClientID,
+		Department:   a.claims.Department,
+		ForwardedFor: a.src.ForwardedFor,
+	}, body)
+}
+
+// source is where c's request came from.
+func (h *Handler) source(c *fasthttp.RequestCtx) clientip.Source {
+	var peer netip.Addr
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		peer = a.AddrPort().Addr()
+	}
+	return clientip.OfPeer(h.clientIP, peer, c.Request.Header.PeekAll("X-Forwarded-For"))
 }
 
 // admit verifies the bearer token and applies the rate limits, setting their
-// headers on w whatever the outcome.
-func (h *handler) admit(w http.ResponseWriter, r *http.Request, src clientip.Source) (*auth.Claims, error) {
-	claims, ok := h.tokens.Cached(r)
+// headers on the response whatever the outcome.
+func (h *Handler) admit(c *fasthttp.RequestCtx, src clientip.Source) (*auth.Claims, error) {
+	// The header's values are read once and used at once: PeekAll reuses
+	// its buffer on the next call.
+	authorization := c.Request.Header.PeekAll("Authorization")
+	claims, ok := h.tokens.Cached(authorization)
 	if !ok {
 		var err error
-		if claims, err = h.authenticate(w, r, src); err != nil {
+		if claims, err = h.authenticate(c, src, authorization); err != nil {
 			return nil, err
 		}
 	}
 	if h.limits != nil {
-		d := h.limits.CountCaller(r.Context(), claims.ClientID, claims.Department)
+		d := h.limits.CountCaller(server.RequestContext(c), claims.ClientID, claims.Department)
 		if d.Reached() {
-			return nil, tooMany(w, d)
+			return nil, tooMany(c, d)
 		}
-		d.SetHeaders(w.Header(), time.Now())
+		d.SetHeaders(&c.Response.Header, time.Now())
 	}
 	return claims, nil
 }
@@ -78,39 +146,42 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, src clientip.Sou
 // many requests without a valid token is refused before it is looked at, so
 // a flood never reaches the identity provider. A failure counts against the
 // address.
-func (h *handler) authenticate(w http.ResponseWriter, r *http.Request, src clientip.Source) (*auth.Claims, error) {
+func (h *Handler) authenticate(c *fasthttp.RequestCtx, src clientip.Source, authorization [][]byte) (*auth.Claims, error) {
 	ip := clientip.Key(src.Addr)
-	if h.limits != nil && !h.tokens.HoldsKeyFor(r) {
-		if d := h.limits.PeekIP(r.Context(), ip); d.Reached() {
-			return nil, tooMany(w, d)
+	ctx := server.RequestContext(c)
+	if h.limits != nil && !h.tokens.HoldsKeyFor(authorization) {
+		if d := h.limits.PeekIP(ctx, ip); d.Reached() {
+			return nil, tooMany(c, d)
 		}
 	}
-	claims, err := h.tokens.Authenticate(r)
+	claims, err := h.tokens.Authenticate(ctx, authorization)
 	if err != nil && h.limits != nil {
-		h.limits.CountIP(r.Context(), ip).SetHeaders(w.Header(), time.Now())
+		h.limits.CountIP(ctx, ip).SetHeaders(&c.Response.Header, time.Now())
 	}
 	return claims, err
 }
 
 // checkRequest refuses what an admitted request cannot be forwarded with:
-// a malformed path, no route, a tunnelling method, or a body over the limit,
-// which it otherwise caps.
-func (h *handler) checkRequest(w http.ResponseWriter, r *http.Request, pathErr error, routed bool) error {
+// a malformed path, no route, a tunnelling method, or a declared body over
+// the limit (a chunked one is capped as it is read).
+func (h *Handler) checkRequest(c *fasthttp.RequestCtx, pathErr error, routed bool) error {
 	switch {
 	case pathErr != nil:
 		return pathErr
 	case !routed:
-		return problem.Errorf(problem.ENOTFOUND, "no service is routed at %s", r.URL.Path)
-	case r.Method == http.MethodConnect || r.Method == http.MethodTrace:
-		return problem.Errorf(problem.EMETHOD, "method %s is not allowed through the gateway", r.Method)
+		return problem.Errorf(problem.ENOTFOUND, "no service is routed at %s", server.FastPath(c))
+	case c.IsConnect() || c.IsTrace():
+		return problem.Errorf(problem.EMETHOD, "method %s is not allowed through the gateway", c.Method())
+	case int64(c.Request.Header.ContentLength()) > h.maxBody:
+		return problem.BodyTooLarge(h.maxBody)
 	}
-	return server.CapBody(w, r, h.maxBody)
+	return nil
 }
 
 // tooMany sets the headers of a refused request and returns its 429.
-func tooMany(w http.ResponseWriter, d ratelimit.Decision) error {
+func tooMany(c *fasthttp.RequestCtx, d ratelimit.Decision) error {
 	now := time.Now()
-	d.SetHeaders(w.Header(), now)
+	d.SetHeaders(&c.Response.Header, now)
 	retry := d.RetryAfter(now)
 	r, _ := d.Limiting()
 	return problem.Errorf(problem.ERATELIMIT, "%s; retry after %d seconds", refusal[r.Kind], retry).
@@ -123,3 +194,37 @@ var refusal = map[ratelimit.Kind]string{
 	ratelimit.KindClient:     "this client has reached its rate limit",
 	ratelimit.KindDepartment: "this client's department has reached its rate limit",
 }
+
+// cappedBody is a chunked request body that fails past limit bytes with
+// the error net/http's MaxBytesReader returns, which the proxy answers
+// with a 413.
+type cappedBody struct {
+	r           io.Reader
+	left, limit int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body of exactly the limit from a longer one.
+		var one [1]byte
+		for {
+			n, err := b.r.Read(one[:])
+			switch {
+			case n > 0:
+				return 0, &http.MaxBytesError{Limit: b.limit}
+			case err != nil:
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// b2s reads b as a string without copying it, for a request's bytes that
+// outlive no use of the string.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

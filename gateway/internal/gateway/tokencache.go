@@ -1,8 +1,8 @@
 package gateway
 
 import (
+	"context"
 	"crypto/sha256"
-	"net/http"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -27,9 +27,9 @@ type tokenCache struct {
 // authenticator verifies bearer tokens and knows which signing keys it
 // holds; *auth.Verifier is one.
 type authenticator interface {
-	Authenticate(r *http.Request) (*auth.Claims, error)
+	AuthenticateHeader(ctx context.Context, authorization []string) (*auth.Claims, error)
 	HoldsKey(kid string) bool
-	HoldsKeyFor(r *http.Request) bool
+	HoldsKeyForHeader(authorization []string) bool
 }
 
 // newTokenCache wraps verifier with a cache of at most maxEntries tokens; 0 turns it off.
@@ -44,11 +44,12 @@ func newTokenCache(verifier authenticator, maxEntries int) (*tokenCache, error) 
 	return c, nil
 }
 
-// Cached returns the claims of r's bearer token when the same header was
+// Cached returns the claims of the bearer token of a request whose
+// Authorization header values are authorization, when the same header was
 // verified before, its token has not expired and its signing key is still
 // held; it costs no cryptography and allocates nothing.
-func (c *tokenCache) Cached(r *http.Request) (*auth.Claims, bool) {
-	key, ok := c.key(r)
+func (c *tokenCache) Cached(authorization [][]byte) (*auth.Claims, bool) {
+	key, ok := c.key(authorization)
 	if !ok {
 		return nil, false
 	}
@@ -63,34 +64,40 @@ func (c *tokenCache) Cached(r *http.Request) (*auth.Claims, bool) {
 	return claims, true
 }
 
-// Authenticate verifies r's bearer token and remembers the claims.
-func (c *tokenCache) Authenticate(r *http.Request) (*auth.Claims, error) {
-	claims, err := c.verifier.Authenticate(r)
+// Authenticate verifies the bearer token of authorization and remembers
+// the claims.
+func (c *tokenCache) Authenticate(ctx context.Context, authorization [][]byte) (*auth.Claims, error) {
+	claims, err := c.verifier.AuthenticateHeader(ctx, headerStrings(authorization))
 	if err != nil {
 		return nil, err
 	}
-	if key, ok := c.key(r); ok {
+	if key, ok := c.key(authorization); ok {
 		c.entries.Add(key, claims)
 	}
 	return claims, nil
 }
 
-// HoldsKeyFor reports whether verifying r's token would cost a signature
-// check but no request to the identity provider (auth.Verifier.HoldsKeyFor).
-func (c *tokenCache) HoldsKeyFor(r *http.Request) bool { return c.verifier.HoldsKeyFor(r) }
+// HoldsKeyFor reports whether verifying the token of authorization would
+// cost a signature check but no request to the identity provider
+// (auth.Verifier.HoldsKeyFor).
+func (c *tokenCache) HoldsKeyFor(authorization [][]byte) bool {
+	return c.verifier.HoldsKeyForHeader(headerStrings(authorization))
+}
 
-// key hashes r's single Authorization header; requests with none or several
+// key hashes a single Authorization header; requests with none or several
 // are never cached.
-func (c *tokenCache) key(r *http.Request) ([sha256.Size]byte, bool) {
-	values := r.Header.Values("Authorization")
-	if c.entries == nil || len(values) != 1 {
+func (c *tokenCache) key(authorization [][]byte) ([sha256.Size]byte, bool) {
+	if c.entries == nil || len(authorization) != 1 {
 		return [sha256.Size]byte{}, false
 	}
-	// A token is copied into a buffer on the stack to be hashed: converting
-	// it to a []byte would put every token over 32 bytes on the heap.
-	var buf [4096]byte
-	if v := values[0]; len(v) <= len(buf) {
-		return sha256.Sum256(buf[:copy(buf[:], v)]), true
+	return sha256.Sum256(authorization[0]), true
+}
+
+// headerStrings copies header values into strings.
+func headerStrings(values [][]byte) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
 	}
-	return sha256.Sum256([]byte(values[0])), true
+	return out
 }

@@ -25,8 +25,10 @@ func TestCopyResponseHeaderKeepsRepeatsAndDropsWhatTheGatewayOwns(t *testing.T) 
 	src.Add("X-Request-Id", "upstream-id")
 	src.Add("X-RateLimit-Remaining", "99")
 	src.SetContentType("application/json")
-	dst := http.Header{"X-Request-Id": {"gateway-id"}, "Vary": {"Origin"}}
-	copyResponseHeader(dst, &src)
+	var dst fasthttp.ResponseHeader
+	dst.Set("X-Request-Id", "gateway-id")
+	dst.Set("Vary", "Origin")
+	copyResponseHeader(&dst, &src)
 	want := http.Header{
 		"X-Request-Id":   {"gateway-id"},
 		"Vary":           {"Origin", "Accept"},
@@ -34,14 +36,13 @@ func TestCopyResponseHeaderKeepsRepeatsAndDropsWhatTheGatewayOwns(t *testing.T) 
 		"X-Custom-Thing": {"x"},
 		"Content-Type":   {"application/json"},
 	}
-	if !reflect.DeepEqual(dst, want) {
-		t.Fatalf("copied headers = %v, want %v", dst, want)
+	got := http.Header{}
+	for k, v := range dst.All() {
+		if string(k) != "Date" {
+			got.Add(string(k), string(v))
+		}
 	}
-	// The copies share one backing array: appending to one header must not
-	// overwrite another.
-	dst["Set-Cookie"] = append(dst["Set-Cookie"], "c=3")
-	dst["X-Custom-Thing"] = append(dst["X-Custom-Thing"], "y")
-	if got := dst["Content-Type"]; !reflect.DeepEqual(got, []string{"application/json"}) {
-		t.Fatalf("Content-Type = %v after appending to other headers", got)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("copied headers = %v, want %v", got, want)
 	}
 }

@@ -17,7 +17,7 @@ type Metrics struct {
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "gateway_upstream_duration_seconds",
-		Help:    "Time from forwarding a request to the upstream's response headers or failure, by route prefix and outcome (status code, timeout, unreachable, too_large, client_closed).",
+		Help:    "Time from forwarding a request to the upstream's response headers or failure, by route prefix and outcome (status code, timeout, unreachable, too_large).",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 	}, []string{"route", "outcome"})}
 	if err := reg.Register(m.latency); err != nil {

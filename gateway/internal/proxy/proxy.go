@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -9,8 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 	"go.opentelemetry.io/otel/trace"
@@ -62,109 +63,148 @@ func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger, tp trace.Tr
 	return u
 }
 
-// ServeHTTP forwards r as decided by f and streams the answer back; the
-// headers already set on w (request id, rate limits) stay, and the
-// upstream's copies of them are dropped.
-func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request, f Forward) {
+// Serve forwards the request of c as decided by f and streams the answer
+// back; the headers already set on c's response (request id, rate limits)
+// stay, and the upstream's copies of them are dropped. The request's body,
+// when it has one, is body: the client's, capped by the caller.
+func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	start := time.Now()
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	u.build(req, r, f)
+	u.build(req, c, f, body)
 	resp.StreamBody = true
 	var span trace.Span
 	if u.tracing != nil {
-		span = u.tracing.start(r.Context(), r.Method, &req.Header)
-		defer span.End() // once the body is copied, or the call failed
+		span = u.tracing.start(server.RequestContext(c), string(c.Method()), &req.Header)
 	}
-	if err := u.client.Do(req, resp); err != nil {
+	err := u.client.Do(req, resp)
+	fasthttp.ReleaseRequest(req) // sent whole before the answer is read
+	if err != nil {
 		if span != nil {
 			failed(span, err)
+			span.End()
 		}
-		u.fail(w, r, err, start)
-		return
-	}
-	if span != nil {
-		answered(span, resp.StatusCode())
-	}
-	// The response headers are in: the stream of the body may take as
-	// long as the upstream keeps it open (an event stream).
-	keepReading(resp)
-	body := resp.BodyStream()
-	defer func() {
-		if c, ok := body.(io.Closer); ok {
-			_ = c.Close()
-		}
-		_ = resp.CloseBodyStream()
-	}()
-	if r.Context().Err() != nil {
-		u.metrics.observeOutcome(u.route.Prefix, "client_closed", start)
-		w.WriteHeader(statusClientClosed)
+		fasthttp.ReleaseResponse(resp)
+		u.fail(c, err, start)
 		return
 	}
 	status := resp.StatusCode()
+	if span != nil {
+		answered(span, status)
+	}
 	u.metrics.observe(u.route.Prefix, status, start)
-	copyResponseHeader(w.Header(), &resp.Header)
-	w.WriteHeader(status)
-	if body == nil || r.Method == http.MethodHead {
-		_, _ = w.Write(resp.Body())
+	copyResponseHeader(&c.Response.Header, &resp.Header)
+	c.SetStatusCode(status)
+	stream := resp.BodyStream()
+	if stream == nil || c.IsHead() {
+		if c.IsHead() {
+			c.Response.SkipBody = true
+			c.Response.Header.SetContentLength(max(resp.Header.ContentLength(), 0))
+		} else {
+			c.SetBody(resp.Body())
+		}
+		(&upstreamBody{resp: resp, span: span}).Close()
 		return
 	}
-	flush := resp.Header.ContentLength() < 0 || bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
-	if err := copyBody(w, body, flush); err != nil && r.Context().Err() == nil {
-		u.logger.WarnContext(r.Context(), "upstream response body cut short", "route", u.route.Prefix, "err", err)
-		// Abort: a client must not take a cut body for a whole one.
-		panic(http.ErrAbortHandler)
+	// The response headers are in: the stream of the body may take as
+	// long as the upstream keeps it open (an event stream), and is
+	// written after Serve returns, each read flushed to the client when
+	// the body has no length (chunked, as an event stream is).
+	keepReading(resp)
+	size := resp.Header.ContentLength()
+	if size < 0 {
+		size = -1
 	}
+	c.Response.ImmediateHeaderFlush = size < 0 || bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
+	c.SetBodyStream(&upstreamBody{stream: stream, resp: resp, span: span, u: u, ctx: server.RequestContext(c)}, size)
 }
 
-// build fills req from the client's request r: the stripped path on the
+// upstreamBody is an upstream's response body on its way to the client:
+// the server reads it after Serve returns, and closes it when the body is
+// written or the client is gone, which gives the upstream's connection back
+// and ends the call's span.
+type upstreamBody struct {
+	stream io.Reader
+	resp   *fasthttp.Response
+	span   trace.Span // nil when tracing is off
+	u      *Upstream
+	ctx    context.Context
+}
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	n, err := b.stream.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// The server cuts the connection: a client must not take a cut
+		// body for a whole one.
+		b.u.logger.WarnContext(b.ctx, "upstream response body cut short", "route", b.u.route.Prefix, "err", err)
+	}
+	return n, err
+}
+
+func (b *upstreamBody) Close() error {
+	if c, ok := b.stream.(io.Closer); ok {
+		_ = c.Close()
+	}
+	_ = b.resp.CloseBodyStream()
+	fasthttp.ReleaseResponse(b.resp)
+	if b.span != nil {
+		b.span.End()
+	}
+	return nil
+}
+
+// build fills req from the client's request c: the stripped path on the
 // upstream's URL, X-Forwarded-* (with X-Forwarded-Prefix naming the
 // stripped prefix, so services can build Location headers clients can
 // follow), no hop-by-hop or client-sent identity headers, the verified
 // identity, and the body as a stream.
-func (u *Upstream) build(req *fasthttp.Request, r *http.Request, f Forward) {
+func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	h := &req.Header
-	h.DisableNormalizing() // names come canonical from net/http
-	h.SetMethod(r.Method)
+	h.DisableNormalizing() // names come canonical from the server
+	h.SetMethodBytes(c.Method())
 	path := (&url.URL{Path: f.Path, RawPath: f.RawPath}).EscapedPath()
-	uri := u.base + path
-	if !strings.HasPrefix(uri, "/") {
-		uri = "/" + uri
+	uri := make([]byte, 0, len(u.base)+len(path)+len(u.query)+len(c.URI().QueryString())+3)
+	uri = append(uri, u.base...)
+	uri = append(uri, path...)
+	if len(uri) == 0 || uri[0] != '/' {
+		uri = append([]byte{'/'}, uri...)
 	}
-	switch q := r.URL.RawQuery; {
-	case u.query != "" && q != "":
-		uri += "?" + u.query + "&" + q
-	case u.query != "" || q != "":
-		uri += "?" + u.query + q
+	switch q := c.URI().QueryString(); {
+	case u.query != "" && len(q) > 0:
+		uri = append(append(append(append(uri, '?'), u.query...), '&'), q...)
+	case u.query != "" || len(q) > 0:
+		uri = append(append(append(uri, '?'), u.query...), q...)
 	}
-	h.SetRequestURI(uri)
+	h.SetRequestURIBytes(uri)
 	h.SetHost(u.route.Upstream.Host)
-	hop := connectionTokens(r.Header)
-	for name, values := range r.Header {
-		if isHopByHop(name) || forwardedByGateway(name) || isIdentityHeader(name) || (len(hop) > 0 && hop[strings.ToLower(name)]) {
+	in := &c.Request.Header
+	hop := connectionTokens(in)
+	for name, value := range in.All() {
+		n := b2s(name)
+		if isHopByHop(n) || forwardedByGateway(n) || isIdentityHeader(n) || (len(hop) > 0 && hop[strings.ToLower(n)]) {
 			continue
 		}
-		for _, v := range values {
-			h.Add(name, v)
-		}
+		h.AddBytesKV(name, value)
 	}
-	if te := r.Header.Get("Te"); strings.Contains(strings.ToLower(te), "trailers") {
+	if te := in.Peek("Te"); bytes.Contains(bytes.ToLower(te), []byte("trailers")) {
 		h.Set("Te", "trailers")
 	}
 	h.Set("X-Forwarded-For", f.ForwardedFor)
-	h.Set("X-Forwarded-Host", r.Host)
-	h.Set("X-Forwarded-Proto", map[bool]string{false: "http", true: "https"}[r.TLS != nil])
+	h.SetBytesV("X-Forwarded-Host", in.Host())
+	h.Set("X-Forwarded-Proto", map[bool]string{false: "http", true: "https"}[c.IsTLS()])
 	h.Set(server.ForwardedPrefixHeader, u.route.Prefix)
 	h.Set(HeaderClientID, f.ClientID)
 	if f.Department != "" {
 		h.Set(HeaderDepartment, f.Department)
 	}
-	if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
-		req.SetBodyStream(r.Body, int(r.ContentLength)) // -1: chunked, as it came
+	if body != nil {
+		req.SetBodyStream(body, max(in.ContentLength(), -1)) // -1: chunked, as it came
 	}
 }
+
+// b2s reads b as a string without copying it, for a lookup that does not
+// keep it.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // hopByHop are the headers of one connection, never forwarded (RFC 9110 7.6.1).
 var hopByHop = map[string]bool{
@@ -186,11 +226,11 @@ func forwardedByGateway(name string) bool {
 }
 
 // connectionTokens are the header names a Connection header lists, lower-case.
-func connectionTokens(h http.Header) map[string]bool {
+func connectionTokens(h *fasthttp.RequestHeader) map[string]bool {
 	var out map[string]bool
-	for _, v := range h["Connection"] {
-		for tok := range strings.SplitSeq(v, ",") {
-			if tok = strings.TrimSpace(tok); tok != "" {
+	for _, v := range h.PeekAll("Connection") {
+		for tok := range strings.SplitSeq(string(v), ",") {
+			if tok = strings.TrimSpace(tok); tok != "" && !strings.EqualFold(tok, "close") && !strings.EqualFold(tok, "keep-alive") {
 				if out == nil {
 					out = map[string]bool{}
 				}
@@ -202,109 +242,55 @@ func connectionTokens(h http.Header) map[string]bool {
 }
 
 // copyResponseHeader adds the upstream's response headers to dst, without
-// hop-by-hop headers and without the upstream's copies of the gateway's own.
+// hop-by-hop headers (Content-Length among them: the body's framing is the
+// server's), the upstream's Date (the server writes its own) and the
+// upstream's copies of the gateway's own.
 //
-// The values are copied into one string and the new header slices share one
-// backing array, and a common name is looked up rather than converted, so
-// the copy costs a few allocations whatever the number of headers.
-func copyResponseHeader(dst http.Header, src *fasthttp.ResponseHeader) {
-	size, count := 0, 0
-	for _, v := range src.All() {
-		size += len(v)
-		count++
-	}
-	var b strings.Builder
-	b.Grow(size)
-	var slices []string
+// The upstream's names, read as it wrote them, are made canonical in a
+// buffer on the stack, so the copy allocates nothing.
+func copyResponseHeader(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHeader) {
+	var buf [128]byte
 	for k, v := range src.All() {
-		name, ok := commonResponseHeaders[string(k)]
-		if !ok {
-			name = http.CanonicalHeaderKey(string(k))
-		}
-		if (isHopByHop(name) && name != "Content-Length") || isGatewayOwned(name) {
+		key := canonical(buf[:0], k)
+		name := b2s(key)
+		if isHopByHop(name) || name == "Date" || isGatewayOwned(name) {
 			continue
 		}
-		start := b.Len()
-		b.Write(v)
-		value := b.String()[start:]
-		if old, ok := dst[name]; ok {
-			dst[name] = append(old, value)
-			continue
-		}
-		if slices == nil {
-			slices = make([]string, count)
-		}
-		slices[0] = value
-		dst[name] = slices[0:1:1]
-		slices = slices[1:]
+		dst.AddBytesKV(key, v)
 	}
 }
 
-// commonResponseHeaders are canonical names upstreams often send, found
-// without converting the name to a string first.
-var commonResponseHeaders = func() map[string]string {
-	m := map[string]string{}
-	for _, n := range []string{
-		"Accept-Ranges", "Age", "Cache-Control", "Content-Disposition", "Content-Encoding",
-		"Content-Language", "Content-Length", "Content-Location", "Content-Range", "Content-Type",
-		"Date", "Etag", "Expires", "Last-Modified", "Link", "Location", "Retry-After", "Server",
-		"Set-Cookie", "Strict-Transport-Security", "Transfer-Encoding", "Vary", "Www-Authenticate",
-		"X-Content-Type-Options", "X-Request-Id", "Connection", "Keep-Alive",
-	} {
-		m[n] = n
-		if l := strings.ToLower(n); l != n {
-			m[l] = n
+// canonical appends name to dst in the canonical form of a header name
+// ("Content-Type"), as net/http writes it.
+func canonical(dst, name []byte) []byte {
+	upper := true
+	for _, c := range name {
+		switch {
+		case upper && c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		case !upper && c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
 		}
+		dst = append(dst, c)
+		upper = c == '-'
 	}
-	return m
-}()
-
-// bufs are the buffers of body copies.
-var bufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-// copyBody streams body to w, flushing after every read when flush is set
-// (an event stream, a body of unknown length), as httputil.ReverseProxy does.
-func copyBody(w http.ResponseWriter, body io.Reader, flush bool) error {
-	bp := bufs.Get().(*[]byte)
-	defer bufs.Put(bp)
-	buf := *bp
-	rc := http.NewResponseController(w)
-	for {
-		n, err := body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return nil // the client went away; nothing to tell it
-			}
-			if flush {
-				_ = rc.Flush()
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return dst
 }
 
 // fail answers a request the upstream could not serve: 413 when the client's
 // body ran over the limit, 504 when the upstream timed out, 502 otherwise.
-func (u *Upstream) fail(w http.ResponseWriter, r *http.Request, err error, start time.Time) {
+func (u *Upstream) fail(c *fasthttp.RequestCtx, err error, start time.Time) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		u.metrics.observeOutcome(u.route.Prefix, "too_large", start)
-		writeProblem(w, r, tooLarge(mbe.Limit))
-	case r.Context().Err() != nil:
-		u.metrics.observeOutcome(u.route.Prefix, "client_closed", start)
-		w.WriteHeader(statusClientClosed)
+		server.WriteFastProblem(c, tooLarge(mbe.Limit))
 	case isTimeout(err):
 		u.metrics.observeOutcome(u.route.Prefix, "timeout", start)
-		writeProblem(w, r, timedOut(err))
+		server.WriteFastProblem(c, timedOut(err))
 	default:
 		u.metrics.observeOutcome(u.route.Prefix, "unreachable", start)
-		writeProblem(w, r, unreachable(err))
+		server.WriteFastProblem(c, unreachable(err))
 	}
 }
 

@@ -1,11 +1,11 @@
 package ratelimit
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/ulule/limiter/v3"
+	"github.com/valyala/fasthttp"
 )
 
 // Result is the state of one counter after a request.
@@ -58,16 +58,15 @@ func (d Decision) Tightest() (Result, bool) {
 // X-RateLimit-Remaining and X-RateLimit-Reset (epoch seconds) of the tightest
 // limit, and the IETF draft fields RateLimit-Policy (every limit that
 // applied) and RateLimit (the tightest).
-func (d Decision) SetHeaders(h http.Header, now time.Time) {
+func (d Decision) SetHeaders(h *fasthttp.ResponseHeader, now time.Time) {
 	t, ok := d.Tightest()
 	if !ok {
 		return
 	}
-	// Every value is built in one buffer and turned into one string, and the
-	// five header slices share one backing array: two allocations per
-	// response instead of one per number, string and slice.
-	b := make([]byte, 0, 192)
-	b = strconv.AppendInt(b, t.Limit, 10)
+	// Every value is built in one buffer on the stack, which the header
+	// copies: no allocation per response.
+	var buf [256]byte
+	b := strconv.AppendInt(buf[:0], t.Limit, 10)
 	limitEnd := len(b)
 	b = strconv.AppendInt(b, t.Remaining, 10)
 	remainingEnd := len(b)
@@ -89,16 +88,11 @@ func (d Decision) SetHeaders(h http.Header, now time.Time) {
 	b = strconv.AppendInt(b, t.Remaining, 10)
 	b = append(b, ";t="...)
 	b = strconv.AppendInt(b, t.secondsLeft(now), 10)
-	all := string(b)
-	v := []string{
-		all[:limitEnd], all[limitEnd:remainingEnd], all[remainingEnd:resetEnd],
-		all[resetEnd:policyEnd], all[policyEnd:],
-	}
-	h["X-Ratelimit-Limit"] = v[0:1:1]
-	h["X-Ratelimit-Remaining"] = v[1:2:2]
-	h["X-Ratelimit-Reset"] = v[2:3:3]
-	h["Ratelimit-Policy"] = v[3:4:4]
-	h["Ratelimit"] = v[4:5:5]
+	h.SetBytesV("X-Ratelimit-Limit", b[:limitEnd])
+	h.SetBytesV("X-Ratelimit-Remaining", b[limitEnd:remainingEnd])
+	h.SetBytesV("X-Ratelimit-Reset", b[remainingEnd:resetEnd])
+	h.SetBytesV("Ratelimit-Policy", b[resetEnd:policyEnd])
+	h.SetBytesV("Ratelimit", b[policyEnd:])
 }
 
 // appendItem appends the kind of a limit as a structured-field string.

@@ -1,0 +1,383 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/requestid"
+	"github.com/municipal-apis/platform/pkg/telemetry"
+)
+
+// This file is the fasthttp side of the package, for a program whose own
+// work per request is a few microseconds around a proxied call (the
+// gateway): there net/http's server (a header map, a context and a copy of
+// the request per request, a background read per connection) is most of
+// the cost. FastHandler keeps Handler's promises on fasthttp: the same
+// request ids, server spans, access-log line, metrics, panic recovery,
+// /livez and problem bodies, and FastServer drains on Shutdown like an
+// http.Server.
+
+// FastOptions wire the shared endpoints and middleware around a program's
+// own fasthttp handler, as Options do for Handler.
+type FastOptions struct {
+	Logger  *slog.Logger
+	Metrics *Metrics
+	App     fasthttp.RequestHandler
+	// Expect, when set, decides a request that expects 100-continue
+	// before its body is invited: it either answers the request (a
+	// refusal, whose body it writes on the request as App would) and
+	// returns false, or returns true, and the client is invited to send
+	// the body, after which App serves the request. Without it every such
+	// request is invited. What Expect learns of the request (its identity,
+	// say) it keeps on the request for App, which must not decide again.
+	Expect func(c *fasthttp.RequestCtx) bool
+	// Tracer, when set, gives every request but /livez a server span.
+	Tracer trace.TracerProvider
+}
+
+// FastHandler is the public handler of a program served by a FastServer.
+type FastHandler struct {
+	o      FastOptions
+	tracer trace.Tracer // nil when tracing is off
+}
+
+// NewFastHandler returns the handler of o: /livez beside o.App, all behind
+// request ids, server spans, access logs, metrics and panic recovery, as
+// Handler does. Bodies are not capped here: App caps what it reads.
+func NewFastHandler(o FastOptions) *FastHandler {
+	h := &FastHandler{o: o}
+	if o.Tracer != nil {
+		h.tracer = o.Tracer.Tracer(tracerName)
+	}
+	return h
+}
+
+// fastScope is a request's scope and what the chain needs to finish it.
+type fastScope struct {
+	scope
+	start time.Time
+	span  trace.Span // nil when tracing is off or the request is a probe
+	probe bool
+}
+
+// fastScopeKey keys a request's *fastScope among its user values.
+type fastScopeKey struct{}
+
+// Serve serves one request.
+func (h *FastHandler) Serve(c *fasthttp.RequestCtx) {
+	s := h.begin(c)
+	defer h.finish(c, s)
+	defer h.recover(c, s)
+	if s.probe {
+		s.route.route = PathLivez
+		c.Response.Header.SetContentType("application/json")
+		c.Response.Header.Set("Cache-Control", "no-store")
+		c.SetBodyString(`{"status":"ok"}` + "\n")
+		return
+	}
+	h.o.App(c)
+}
+
+// Continue is the server's answer to a request that expects 100-continue:
+// 100 to invite its body, or the status of the refusal o.Expect wrote, in
+// which case the request is finished (logged, counted) here and Serve never
+// runs.
+func (h *FastHandler) Continue(c *fasthttp.RequestCtx) int {
+	if h.o.Expect == nil {
+		return fasthttp.StatusContinue
+	}
+	s := h.begin(c)
+	invite := false
+	func() {
+		defer h.recover(c, s)
+		invite = h.o.Expect(c)
+	}()
+	if invite {
+		return fasthttp.StatusContinue
+	}
+	h.finish(c, s)
+	return c.Response.StatusCode()
+}
+
+// begin returns the request's scope, made on the first call for a request
+// (Continue's or Serve's): the request id honoured or generated and echoed,
+// the trace continued.
+func (h *FastHandler) begin(c *fasthttp.RequestCtx) *fastScope {
+	if s, ok := c.UserValue(fastScopeKey{}).(*fastScope); ok {
+		return s
+	}
+	s := &fastScope{start: time.Now()}
+	s.Context, s.logger, s.route.route = context.Background(), h.o.Logger, unmatchedRoute
+	s.id = requestIDOf(c)
+	s.probe = c.IsGet() || c.IsHead()
+	s.probe = s.probe && string(c.URI().PathOriginal()) == PathLivez
+	if h.tracer != nil && !s.probe {
+		ctx := telemetry.Propagator.Extract(s.Context, fastHeaderCarrier{&c.Request.Header})
+		scheme := "http"
+		if c.IsTLS() {
+			scheme = "https"
+		}
+		s.Context, s.span = startServerSpan(ctx, h.tracer, string(c.Method()), scheme, fastProtocolVersion(c))
+	}
+	c.SetUserValue(fastScopeKey{}, s)
+	return s
+}
+
+// requestIDOf honours a sane incoming X-Request-ID or generates one, and
+// sets it on the request (for the upstream) and the response.
+func requestIDOf(c *fasthttp.RequestCtx) string {
+	var id string
+	if v := c.Request.Header.Peek(requestid.Header); len(v) > 0 {
+		id = string(v)
+	}
+	if !requestid.Valid(id) {
+		id = requestid.New()
+		c.Request.Header.Set(requestid.Header, id)
+	}
+	c.Response.Header.Set(requestid.Header, id)
+	return id
+}
+
+// finish records the request in the access log, the metrics and its span.
+// A response body that streams (a proxied body) is still to be written: the
+// duration is the time to the response's header.
+func (h *FastHandler) finish(c *fasthttp.RequestCtx, s *fastScope) {
+	status := c.Response.StatusCode()
+	method := string(c.Method())
+	d := time.Since(s.start)
+	if s.span != nil {
+		endServerSpan(s.span, method, s.route.route, status)
+		s.span.End()
+	}
+	h.o.Metrics.observe(s.route.route, method, status, d)
+	if !s.probe {
+		logRequest(s, h.o.Logger, method, FastPath(c), s.route.route, status, fastBodySize(c), d, c.RemoteAddr().String())
+	}
+}
+
+// recover turns a panic of the handler into a 500 problem response.
+func (h *FastHandler) recover(c *fasthttp.RequestCtx, s *fastScope) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	logPanic(s, v)
+	c.Response.ResetBody()
+	WriteFastProblem(c, problem.Wrap(problem.EINTERNAL, errors.New("panic"), ""))
+}
+
+// RequestContext is the context of c's request under a FastHandler: it
+// carries the request id, the logger and the trace, as an *http.Request's
+// does under Handler, but is not cancelled when the client goes away.
+func RequestContext(c *fasthttp.RequestCtx) context.Context {
+	if s, ok := c.UserValue(fastScopeKey{}).(*fastScope); ok {
+		return s
+	}
+	return context.Background()
+}
+
+// SetFastRoute is SetRoute for a request served by a FastHandler.
+func SetFastRoute(c *fasthttp.RequestCtx, route string) {
+	if s, ok := c.UserValue(fastScopeKey{}).(*fastScope); ok && route != "" {
+		s.route.route = route
+	}
+}
+
+// WriteFastProblem is problem.Write for a request served by a FastHandler:
+// it replaces the response's status, content and body, keeping the headers
+// already set (request id, rate limits).
+func WriteFastProblem(c *fasthttp.RequestCtx, err error) {
+	body, header := problem.Prepare(RequestContext(c), FastPath(c), err)
+	rh := &c.Response.Header
+	for k, vs := range header {
+		rh.Del(k)
+		for _, v := range vs {
+			rh.Add(k, v)
+		}
+	}
+	rh.SetContentType(problem.ContentType)
+	rh.Set("X-Content-Type-Options", "nosniff")
+	c.SetStatusCode(body.Status)
+	b, merr := json.Marshal(body)
+	if merr != nil {
+		b = []byte(`{"status":500}`)
+	}
+	c.SetBody(append(b, '\n'))
+}
+
+// FastPath is the request's path as the client sent it, decoded, as an
+// *http.Request's URL.Path is: what access logs and problem bodies show.
+func FastPath(c *fasthttp.RequestCtx) string {
+	raw := string(c.URI().PathOriginal())
+	if p, err := url.PathUnescape(raw); err == nil {
+		return p
+	}
+	return raw
+}
+
+// fastBodySize is the size of the response's body: its Content-Length, or
+// -1 for a body streamed without one.
+func fastBodySize(c *fasthttp.RequestCtx) int64 {
+	if c.Response.IsBodyStream() {
+		return int64(c.Response.Header.ContentLength())
+	}
+	return int64(len(c.Response.Body()))
+}
+
+func fastProtocolVersion(c *fasthttp.RequestCtx) string {
+	if c.Request.Header.IsHTTP11() {
+		return "1.1"
+	}
+	return "1.0"
+}
+
+// FromHTTP serves h, a net/http handler, under a FastHandler: for what a
+// fast program serves rarely (the gateway's /docs). h's request carries the
+// request's context (RequestContext), so SetRoute, problem.Write and the
+// logger work as under Handler. The response is buffered unless h flushes.
+func FromHTTP(h http.Handler) fasthttp.RequestHandler {
+	return fasthttpadaptor.NewFastHTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := r.Context().(*fasthttp.RequestCtx); ok {
+			r = r.WithContext(RequestContext(c))
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// fastHeaderCarrier reads a trace context from a fasthttp request's headers.
+type fastHeaderCarrier struct{ h *fasthttp.RequestHeader }
+
+func (c fastHeaderCarrier) Get(key string) string { return string(c.h.Peek(key)) }
+func (c fastHeaderCarrier) Set(key, value string) { c.h.Set(key, value) }
+func (c fastHeaderCarrier) Keys() []string {
+	var keys []string
+	for k := range c.h.All() {
+		keys = append(keys, string(k))
+	}
+	return keys
+}
+
+// FastServer serves a FastHandler on a listener with a Config's limits and
+// timeouts, and drains like an http.Server: a Runner for ServeAll.
+type FastServer struct {
+	srv *fasthttp.Server
+	// fasthttp's Shutdown stops only the listeners Serve has reached; a
+	// Shutdown that comes first (a program stopped as it starts) must
+	// still stop a Serve that comes after, as http.Server's does.
+	mu     sync.Mutex
+	ln     net.Listener
+	closed bool
+}
+
+// NewFast builds the server of h with the timeouts and header limit of
+// cfg. Request bodies are streamed to h, which caps them itself (the
+// gateway sets its rate-limit headers on a 413 too); cfg.ReadHeaderTimeout
+// has no counterpart in fasthttp, whose ReadTimeout bounds the request's
+// head and is cfg.ReadTimeout.
+func NewFast(cfg Config, h *FastHandler, logger *slog.Logger) *FastServer {
+	return &FastServer{srv: &fasthttp.Server{
+		Handler:       h.Serve,
+		ExpectHandler: h.Continue,
+		ErrorHandler:  fastError,
+		ReadTimeout:   cfg.ReadTimeout,
+		WriteTimeout:  cfg.WriteTimeout,
+		IdleTimeout:   cfg.IdleTimeout,
+		// The request line and headers must fit in the read buffer: a
+		// larger head is a 431, as net/http's MaxHeaderBytes makes it.
+		ReadBufferSize:               cfg.MaxHeaderBytes,
+		MaxRequestBodySize:           maxStreamedBody,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		NoDefaultServerHeader:        true,
+		NoDefaultContentType:         true,
+		CloseOnShutdown:              true,
+		Logger:                       fastLogger{logger},
+	}}
+}
+
+// maxStreamedBody is the server's own bound on a body, which the handler
+// never lets a body reach: the handler's limit is the one that applies.
+const maxStreamedBody = 1<<31 - 1
+
+// Serve serves ln until Shutdown, and returns http.ErrServerClosed at once
+// after it.
+func (s *FastServer) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return http.ErrServerClosed
+	}
+	s.ln = &onceCloseListener{Listener: ln}
+	s.mu.Unlock()
+	return s.srv.Serve(s.ln)
+}
+
+// onceCloseListener is a listener both Shutdown and fasthttp close: the
+// second Close is not an error.
+type onceCloseListener struct {
+	net.Listener
+	once sync.Once
+	err  error
+}
+
+func (l *onceCloseListener) Close() error {
+	l.once.Do(func() { l.err = l.Listener.Close() })
+	return l.err
+}
+
+// Shutdown stops accepting connections and waits for the open ones to
+// finish their requests and close, or for ctx to be done.
+func (s *FastServer) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	ln := s.ln
+	s.mu.Unlock()
+	if ln != nil {
+		// Serve may not have reached fasthttp's Serve yet: closing the
+		// listener stops it either way.
+		_ = ln.Close()
+	}
+	return s.srv.ShutdownWithContext(ctx)
+}
+
+// fastError answers a request fasthttp could not read, in plain text as
+// net/http does: 431 for a head over the read buffer, 408 for a client too
+// slow to send it, 413 for a body over the server's bound, 400 otherwise.
+func fastError(c *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	var ne net.Error
+	status := fasthttp.StatusBadRequest
+	switch {
+	case errors.As(err, &small):
+		status = fasthttp.StatusRequestHeaderFieldsTooLarge
+	case errors.As(err, &ne) && ne.Timeout():
+		status = fasthttp.StatusRequestTimeout
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		status = fasthttp.StatusRequestEntityTooLarge
+	}
+	c.Response.Reset()
+	c.SetStatusCode(status)
+	c.Response.Header.SetContentType("text/plain; charset=utf-8")
+	c.Response.SetConnectionClose()
+	c.SetBodyString(http.StatusText(status))
+}
+
+// fastLogger sends fasthttp's own complaints to the program's log.
+type fastLogger struct{ logger *slog.Logger }
+
+func (l fastLogger) Printf(format string, args ...any) {
+	l.logger.Warn("http server", "detail", fmt.Sprintf(format, args...))
+}

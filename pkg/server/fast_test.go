@@ -1,0 +1,252 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+// lockedLog is a log destination written from the server's goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	sb strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sb.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sb.String()
+}
+
+// startFast serves app behind a FastHandler on a loopback port and returns
+// its base URL, its metrics and its log.
+func startFast(t *testing.T, app fasthttp.RequestHandler, expect func(*fasthttp.RequestCtx) bool) (string, *server.Metrics, *lockedLog) {
+	t.Helper()
+	logs := &lockedLog{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	metrics := server.NewMetrics()
+	h := server.NewFastHandler(server.FastOptions{Logger: logger, Metrics: metrics, App: app, Expect: expect})
+	cfg := server.Config{ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second, MaxHeaderBytes: 8 << 10}
+	srv := server.NewFast(cfg, h, logger)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String(), metrics, logs
+}
+
+func get(t *testing.T, url string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// The fasthttp chain keeps Handler's promises: the request id honoured or
+// generated and echoed (and on the request, for an upstream), panics as
+// 500 problems carrying it, /livez, one access-log line and the metrics by
+// route.
+func TestFastHandlerKeepsThePromisesOfHandler(t *testing.T) {
+	t.Parallel()
+	base, metrics, logs := startFast(t, func(c *fasthttp.RequestCtx) {
+		switch string(c.Path()) {
+		case "/panic":
+			panic("boom")
+		case "/things/1":
+			server.SetFastRoute(c, "/things/:id")
+			c.SetBody(c.Request.Header.Peek("X-Request-Id")) // what an upstream would get
+		default:
+			server.WriteFastProblem(c, problem.Errorf(problem.ENOTFOUND, "nothing at %s", server.FastPath(c)))
+		}
+	}, nil)
+
+	resp, body := get(t, base+"/things/1", "X-Request-Id", "abc-123")
+	if got := resp.Header.Get("X-Request-Id"); got != "abc-123" || body != "abc-123" {
+		t.Errorf("a sane id: echoed %q, seen by the app %q; want abc-123 both", got, body)
+	}
+	resp, body = get(t, base+"/things/1", "X-Request-Id", "bad id\twith tab")
+	if got := resp.Header.Get("X-Request-Id"); got == "" || strings.Contains(got, " ") || got != body {
+		t.Errorf("an insane id: echoed %q, seen by the app %q; want one fresh id", got, body)
+	}
+
+	resp, body = get(t, base+"/panic")
+	var p problem.Body
+	if err := json.Unmarshal([]byte(body), &p); err != nil || resp.StatusCode != 500 || p.RequestID == "" ||
+		p.RequestID != resp.Header.Get("X-Request-Id") || strings.Contains(body, "boom") {
+		t.Errorf("panic: %d %s (%v); want a 500 problem with the request id and no detail", resp.StatusCode, body, err)
+	}
+	if resp.Header.Get("Content-Type") != problem.ContentType {
+		t.Errorf("panic: Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+
+	resp, body = get(t, base+"/nowhere%20here")
+	if err := json.Unmarshal([]byte(body), &p); err != nil || resp.StatusCode != 404 || p.Instance != "/nowhere here" {
+		t.Errorf("problem: %d %s; want a 404 whose instance is the decoded path", resp.StatusCode, body)
+	}
+
+	resp, body = get(t, base+"/livez")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"ok"`) {
+		t.Errorf("/livez: %d %s", resp.StatusCode, body)
+	}
+
+	log := logs.String()
+	if n := strings.Count(log, `"msg":"request"`); n != 4 {
+		t.Errorf("%d access-log lines, want 4 (none for /livez):\n%s", n, log)
+	}
+	for _, want := range []string{`"route":"/things/:id"`, `"path":"/panic"`, `"status":500`, `"msg":"panic"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %s:\n%s", want, log)
+		}
+	}
+	w := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	rec := w.Body.String()
+	for _, want := range []string{
+		`http_requests_total{method="GET",route="/things/:id",status="200"} 2`,
+		`http_requests_total{method="GET",route="unmatched",status="500"} 1`,
+		`http_requests_total{method="GET",route="/livez",status="200"} 1`,
+	} {
+		if !strings.Contains(rec, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+// A request that expects 100-continue and is refused before its body is
+// invited is answered by Expect, logged and counted once; an invited one
+// is served by the app, once.
+func TestFastHandlerDecidesExpectContinueBeforeTheBody(t *testing.T) {
+	t.Parallel()
+	var served sync.Map
+	base, _, logs := startFast(t, func(c *fasthttp.RequestCtx) {
+		served.Store(string(c.Path()), true)
+		b, _ := io.ReadAll(c.RequestBodyStream())
+		c.SetBody(b)
+	}, func(c *fasthttp.RequestCtx) bool {
+		if string(c.Path()) == "/refused" {
+			server.WriteFastProblem(c, problem.Errorf(problem.EUNAUTHORIZED, "no"))
+			return false
+		}
+		return true
+	})
+	addr := strings.TrimPrefix(base, "http://")
+	for _, tt := range []struct{ path, want string }{
+		{"/refused", "HTTP/1.1 401 Unauthorized"},
+		{"/invited", "HTTP/1.1 100 Continue"},
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.WriteString(conn, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+		buf := make([]byte, 64)
+		n, err := conn.Read(buf)
+		if err != nil || !strings.HasPrefix(string(buf[:n]), tt.want) {
+			t.Errorf("%s: first answer %q (%v), want %s", tt.path, buf[:n], err, tt.want)
+		}
+		if tt.path == "/invited" {
+			_, _ = io.WriteString(conn, "hi")
+			var rest []byte
+			for !strings.HasSuffix(string(rest), "hi") {
+				n, err := conn.Read(buf)
+				if err != nil {
+					t.Fatalf("the invited body did not come back: %q (%v)", rest, err)
+				}
+				rest = append(rest, buf[:n]...)
+			}
+		}
+		_ = conn.Close()
+	}
+	if _, ok := served.Load("/refused"); ok {
+		t.Error("the app served a request Expect refused")
+	}
+	waitUntil(t, func() bool { return strings.Count(logs.String(), `"msg":"request"`) == 2 })
+	if !strings.Contains(logs.String(), `"status":401`) {
+		t.Errorf("the refusal is not logged:\n%s", logs.String())
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A program stopped while it starts (Shutdown before Serve) does not serve
+// on: Serve returns at once, as an http.Server's does.
+func TestFastServerShutdownBeforeServeStopsIt(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.DiscardHandler)
+	h := server.NewFastHandler(server.FastOptions{Logger: logger, Metrics: server.NewMetrics(), App: func(*fasthttp.RequestCtx) {}})
+	srv := server.NewFast(server.Config{ReadTimeout: time.Second, MaxHeaderBytes: 4096}, h, logger)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, http.ErrServerClosed) {
+			t.Fatalf("Serve after Shutdown = %v, want http.ErrServerClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve after Shutdown is still serving")
+	}
+}
