@@ -283,18 +283,27 @@ type FastServer struct {
 }
 
 // NewFast builds the server of h with the timeouts and header limit of
-// cfg. Request bodies are streamed to h, which caps them itself (the
-// gateway sets its rate-limit headers on a 413 too); cfg.ReadHeaderTimeout
-// has no counterpart in fasthttp, whose ReadTimeout bounds the request's
-// head and is cfg.ReadTimeout.
+// cfg, meant as an http.Server's: the request's head must come within
+// cfg.ReadHeaderTimeout, then its body within cfg.ReadTimeout. Request
+// bodies are streamed to h, which caps them itself (the gateway sets its
+// rate-limit headers on a 413 too).
 func NewFast(cfg Config, h *FastHandler, logger *slog.Logger) *FastServer {
+	readHeaderTimeout := cfg.ReadHeaderTimeout
+	if readHeaderTimeout <= 0 || readHeaderTimeout > cfg.ReadTimeout {
+		readHeaderTimeout = cfg.ReadTimeout
+	}
 	return &FastServer{srv: &fasthttp.Server{
 		Handler:       h.Serve,
 		ExpectHandler: h.Continue,
 		ErrorHandler:  fastError,
-		ReadTimeout:   cfg.ReadTimeout,
-		WriteTimeout:  cfg.WriteTimeout,
-		IdleTimeout:   cfg.IdleTimeout,
+		// fasthttp's ReadTimeout bounds the head; once it is in, the
+		// body has cfg.ReadTimeout.
+		ReadTimeout: readHeaderTimeout,
+		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+			return fasthttp.RequestConfig{ReadTimeout: cfg.ReadTimeout}
+		},
+		WriteTimeout: cfg.WriteTimeout,
+		IdleTimeout:  cfg.IdleTimeout,
 		// The request line and headers must fit in the read buffer: a
 		// larger head is a 431, as net/http's MaxHeaderBytes makes it.
 		ReadBufferSize:               cfg.MaxHeaderBytes,

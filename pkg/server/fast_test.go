@@ -250,3 +250,56 @@ func TestFastServerShutdownBeforeServeStopsIt(t *testing.T) {
 		t.Fatal("Serve after Shutdown is still serving")
 	}
 }
+
+// A client that sends its request's head too slowly is cut off after
+// ReadHeaderTimeout, not the longer ReadTimeout its body may take, as an
+// http.Server does.
+func TestFastServerBoundsTheHeadByReadHeaderTimeout(t *testing.T) {
+	t.Parallel()
+	logger := slog.New(slog.DiscardHandler)
+	h := server.NewFastHandler(server.FastOptions{Logger: logger, Metrics: server.NewMetrics(), App: func(c *fasthttp.RequestCtx) {
+		b, err := io.ReadAll(c.RequestBodyStream())
+		if err != nil {
+			c.SetStatusCode(http.StatusBadRequest)
+			return
+		}
+		c.SetBody(b)
+	}})
+	cfg := server.Config{ReadHeaderTimeout: 200 * time.Millisecond, ReadTimeout: 30 * time.Second, MaxHeaderBytes: 4096}
+	srv := server.NewFast(cfg, h, logger)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+
+	// A head that never ends is cut off.
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	_, _ = io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n")
+	if _, err := io.ReadAll(conn); err != nil {
+		t.Fatalf("the server kept a slow head's connection open: %v", err)
+	}
+
+	// A body slower than ReadHeaderTimeout still arrives.
+	conn2, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	_ = conn2.SetDeadline(time.Now().Add(20 * time.Second))
+	_, _ = io.WriteString(conn2, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n")
+	for range 2 {
+		time.Sleep(300 * time.Millisecond)
+		_, _ = conn2.Write(make([]byte, 10000))
+	}
+	line := make([]byte, 15)
+	if _, err := io.ReadFull(conn2, line); err != nil || string(line) != "HTTP/1.1 200 OK" {
+		t.Fatalf("a slow body: %q (%v), want a 200", line, err)
+	}
+}
