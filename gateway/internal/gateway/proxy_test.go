@@ -176,3 +176,30 @@ func TestRawPathsNoClientWouldSend(t *testing.T) {
 		t.Fatalf("upstreams received %d of these requests", n)
 	}
 }
+
+// A HEAD request is answered with the upstream's status and headers, the
+// length its GET body would have, no body, and the gateway's headers; the
+// connection stays usable for the next request.
+func TestHeadRequestsCarryTheLengthButNoBody(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	token := h.idp.Token(t, "reader")
+	get, getBody := h.get(t, "/go/v1/api/v1/empregos", token)
+	resp, body := h.do(t, http.MethodHead, "/go/v1/api/v1/empregos", token, nil)
+	if resp.StatusCode != http.StatusOK || body != "" {
+		t.Fatalf("HEAD: %d with body %q, want 200 and no body", resp.StatusCode, body)
+	}
+	if resp.ContentLength != int64(len(getBody)) || get.ContentLength != int64(len(getBody)) {
+		t.Errorf("HEAD Content-Length %d, GET's %d, want the GET body's length %d", resp.ContentLength, get.ContentLength, len(getBody))
+	}
+	if resp.Header.Get("X-Upstream") != "jobs" {
+		t.Errorf("HEAD lost the upstream's headers: %v", resp.Header)
+	}
+	assertRateLimitHeaders(t, resp)
+	if got := h.jobs.last(t); got.Method != http.MethodHead {
+		t.Errorf("the upstream got %s, want HEAD", got.Method)
+	}
+	if again, _ := h.get(t, "/go/v1/api/v1/empregos", token); again.StatusCode != http.StatusOK {
+		t.Errorf("the request after HEAD: %d", again.StatusCode)
+	}
+}
