@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,32 +17,15 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
-// logBuffer is a goroutine-safe log sink.
-type logBuffer struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.Write(p)
-}
-
-func (b *logBuffer) count(s string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Count(b.sb.String(), s)
-}
-
 // running starts a verifier of idp on the real clock with a short refresh
 // schedule, runs it until the test ends, and returns it with its log.
-func running(t *testing.T, idp *devidptest.IdP, edit ...func(*auth.Config)) (*auth.Verifier, *logBuffer) {
+func running(t *testing.T, idp *devidptest.IdP, edit ...func(*auth.Config)) (*auth.Verifier, *logtest.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	cfg := idp.VerifierConfig()
 	cfg.RefreshInterval, cfg.RefetchCooldown = 200*time.Millisecond, 50*time.Millisecond
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
@@ -134,7 +116,7 @@ func TestAKeyTheProviderStopsAnnouncingIsDroppedWithinOneRefresh(t *testing.T) {
 	if !v.HoldsKey(newKid) {
 		t.Error("the new key was dropped too")
 	}
-	if n := logs.count("signing keys changed"); n < 2 {
+	if n := countIn(logs, "signing keys changed"); n < 2 {
 		t.Errorf("key changes logged %d times, want the addition and the removal", n)
 	}
 }
@@ -228,7 +210,7 @@ func TestAnIdentityProviderOutageLeavesTheHeldKeysWorking(t *testing.T) {
 	if got := gauge(t, metrics, "oidc_jwks_keys"); got != 1 {
 		t.Errorf("oidc_jwks_keys = %v during the outage, want the 1 held", got)
 	}
-	if n := logs.count("the identity provider cannot be reached"); n != 1 {
+	if n := countIn(logs, "the identity provider cannot be reached"); n != 1 {
 		t.Errorf("the outage was logged %d times, want once", n)
 	}
 
@@ -237,7 +219,7 @@ func TestAnIdentityProviderOutageLeavesTheHeldKeysWorking(t *testing.T) {
 	if got := gauge(t, metrics, "oidc_jwks_stale"); got != 0 {
 		t.Errorf("oidc_jwks_stale = %v after the outage, want 0", got)
 	}
-	if n := logs.count("the identity provider answers again"); n != 1 {
+	if n := countIn(logs, "the identity provider answers again"); n != 1 {
 		t.Errorf("the recovery was logged %d times, want once", n)
 	}
 }
@@ -300,3 +282,6 @@ func TestConfigIsReadFromTheEnvironment(t *testing.T) {
 		t.Errorf("defaults = %+v", defaults)
 	}
 }
+
+// countIn counts the occurrences of s in logs.
+func countIn(logs *logtest.Buffer, s string) int { return strings.Count(logs.String(), s) }

@@ -16,33 +16,16 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
-// lockedLog is a log destination written from the server's goroutines.
-type lockedLog struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.sb.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.sb.String()
-}
-
 // startFast serves app behind a FastHandler on a loopback port and returns
 // its base URL, its metrics and its log.
-func startFast(t *testing.T, app fasthttp.RequestHandler, expect func(*fasthttp.RequestCtx) bool) (string, *server.Metrics, *lockedLog) {
+func startFast(t *testing.T, app fasthttp.RequestHandler, expect func(*fasthttp.RequestCtx) bool) (string, *server.Metrics, *logtest.Buffer) {
 	t.Helper()
-	logs := &lockedLog{}
+	logs := &logtest.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	metrics := server.NewMetrics()
 	h := server.NewFastHandler(server.FastOptions{Logger: logger, Metrics: metrics, App: app, Expect: expect})

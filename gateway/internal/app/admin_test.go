@@ -1,38 +1,19 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/gateway/internal/app"
+	"github.com/municipal-apis/platform/pkg/logtest"
 )
-
-// syncBuffer is a log destination the gateway may write from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // busyPort holds a loopback port for the test's duration and returns its address.
 func busyPort(t *testing.T) string {
@@ -75,7 +56,7 @@ func TestABusyDefaultAdminAddressMovesToAFreePort(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Admin.Addr = busy // the default, as if it were ":9090" and taken
-	var logs syncBuffer
+	var logs logtest.Buffer
 	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	a, err := app.New(context.Background(), cfg)
 	if err != nil {

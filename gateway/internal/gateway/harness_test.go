@@ -24,6 +24,7 @@ import (
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/redistest"
 )
 
@@ -95,7 +96,7 @@ type harness struct {
 	adminBase string // the admin listener: /livez, /readyz, /metrics
 	search    *upstream
 	jobs      *upstream
-	logs      *syncBuffer
+	logs      *logtest.Buffer
 	stop      func() error // shuts the gateway down gracefully; later calls return nil
 }
 
@@ -142,7 +143,7 @@ var quietRedis sync.Once
 func start(t testing.TB, opts ...option) *harness {
 	t.Helper()
 	quietRedis.Do(func() { ratelimit.LogRedisTo(slog.New(slog.DiscardHandler)) })
-	h := &harness{idp: devidptest.Start(t), search: newUpstream(t, "search"), jobs: newUpstream(t, "jobs"), logs: &syncBuffer{}}
+	h := &harness{idp: devidptest.Start(t), search: newUpstream(t, "search"), jobs: newUpstream(t, "jobs"), logs: &logtest.Buffer{}}
 	env := map[string]string{
 		"HTTP_ADDR":             "127.0.0.1:0",
 		"ADMIN_ADDR":            "127.0.0.1:0",
@@ -320,24 +321,6 @@ func randomHex(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
-}
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.String()
 }
 
 // waitFor polls cond until it holds; the deadline bounds a state change,

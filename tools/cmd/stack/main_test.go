@@ -8,35 +8,17 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/stack"
 )
 
 func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }
-
-// syncBuffer is the stack's standard output, read while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	sb strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.sb.String()
-}
 
 // freeAddrs returns n distinct loopback addresses nobody listens on now:
 // each is held until all are chosen, so none is handed out twice.
@@ -89,7 +71,7 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout syncBuffer
+	var stdout logtest.Buffer
 	done := make(chan error, 1)
 	go func() { done <- realMain(ctx, nil, environ, &stdout) }()
 	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(stdout.String(), "The stack is up"); time.Sleep(100 * time.Millisecond) {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp"
+	"github.com/municipal-apis/platform/pkg/logtest"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -52,24 +51,6 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for the server's concurrent logging.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
 	realmFile := filepath.Join(t.TempDir(), "realm.json")
 	realm := strings.Replace(string(devidp.DefaultRealmJSON()), `"secret": "reader-secret"`, `"secret": "rotated"`, 1)
@@ -89,7 +70,7 @@ func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr logtest.Buffer
 	cfg.Stderr = &stderr
 	a, err := New(context.Background(), cfg)
 	if err != nil {
