@@ -38,6 +38,12 @@ func From(ctx context.Context) string {
 	return ""
 }
 
+// Random bytes of new ids come from uuid's pool, filled from crypto/rand
+// in batches, instead of one read of the system's generator per id (a
+// system call on every request the gateway numbers). A request id is a
+// correlation handle, not a secret.
+func init() { uuid.EnableRandPool() }
+
 // New returns a fresh, time-ordered request id.
 func New() string {
 	id, err := uuid.NewV7()
