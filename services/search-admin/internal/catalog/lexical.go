@@ -44,9 +44,10 @@ type lexDoc struct {
 	// key orders ids as strings do, for their first 16 bytes (idKey).
 	key  [2]uint64
 	meta vectorMeta
-	// terms are its lexemes in order with their positions, to rank it
-	// and to remove its postings.
+	// terms are its lexemes in order, to rank it and to remove its
+	// postings; pos holds their positions, one lexeme after the other.
 	terms []lexTerm
+	pos   []uint16
 	live  bool
 }
 
@@ -87,6 +88,11 @@ func (x *lexicalIndex) add(e VectorEntry, meta vectorMeta, bulk bool) {
 		x.docs = append(x.docs, lexDoc{})
 	}
 	d := lexDoc{id: e.ID, key: idKey(e.ID), meta: meta, live: true, terms: make([]lexTerm, 0, len(e.Lexemes))}
+	npos := 0
+	for _, l := range e.Lexemes {
+		npos += len(l.Positions)
+	}
+	d.pos = make([]uint16, 0, npos)
 	for _, l := range e.Lexemes {
 		p, ok := x.postings[l.Lexeme]
 		if !ok && !bulk {
@@ -97,7 +103,9 @@ func (x *lexicalIndex) add(e VectorEntry, meta vectorMeta, bulk bool) {
 			continue // a lexeme listed twice
 		}
 		x.postings[l.Lexeme] = append(p, lexPosting{doc: n, weight: lexWeight(l.Weight)})
-		d.terms = append(d.terms, lexTerm{lexeme: l.Lexeme, pos: l.Positions})
+		from := uint32(len(d.pos))
+		d.pos = append(d.pos, l.Positions...)
+		d.terms = append(d.terms, lexTerm{lexeme: l.Lexeme, from: from, to: uint32(len(d.pos))})
 	}
 	slices.SortFunc(d.terms, func(a, b lexTerm) int { return strings.Compare(a.lexeme, b.lexeme) })
 	x.docs[n] = d

@@ -46,10 +46,12 @@ func wordDistance(d int) float32 {
 	return wordDistances[d]
 }
 
-// lexTerm is one lexeme of a document with its positions.
+// lexTerm is one lexeme of a document; its positions are pos[from:to] of
+// the document's (offsets, not a slice each: 10k documents hold ~600k
+// lexemes, and the collector would trace every slice).
 type lexTerm struct {
-	lexeme string
-	pos    []uint16
+	lexeme   string
+	from, to uint32
 }
 
 // rankItem is one operand of a keyword query.
@@ -178,16 +180,24 @@ func (it rankItem) entries(doc []lexTerm) []lexTerm {
 	return doc[i:j]
 }
 
-// rank is ts_rank of a document with the terms doc for q.
-func (q *rankQuery) rank(doc []lexTerm, scratch *[][]uint16) float32 {
-	if len(doc) == 0 || len(q.items) == 0 {
+// positions returns the positions of t in d, posNull when it has none.
+func (d *lexDoc) positions(t lexTerm) []uint16 {
+	if t.from == t.to {
+		return posNull
+	}
+	return d.pos[t.from:t.to]
+}
+
+// rank is ts_rank of the document d for q.
+func (q *rankQuery) rank(d *lexDoc, scratch *[][]uint16) float32 {
+	if len(d.terms) == 0 || len(q.items) == 0 {
 		return 0
 	}
 	var res float32
 	if q.and && len(q.items) >= 2 {
-		res = q.rankAnd(doc, scratch)
+		res = q.rankAnd(d, scratch)
 	} else {
-		res = q.rankOr(doc)
+		res = q.rankOr(d)
 	}
 	if res < 0 {
 		res = 1e-20
@@ -196,14 +206,11 @@ func (q *rankQuery) rank(doc []lexTerm, scratch *[][]uint16) float32 {
 }
 
 // rankOr is calc_rank_or.
-func (q *rankQuery) rankOr(doc []lexTerm) float32 {
+func (q *rankQuery) rankOr(d *lexDoc) float32 {
 	var res float32
 	for _, it := range q.items {
-		for _, e := range it.entries(doc) {
-			pos := e.pos
-			if len(pos) == 0 {
-				pos = posNull
-			}
+		for _, e := range it.entries(d.terms) {
+			pos := d.positions(e)
 			var resj float32
 			wjm, jm := float32(-1), 0
 			for j, p := range pos {
@@ -224,7 +231,7 @@ func (q *rankQuery) rankOr(doc []lexTerm) float32 {
 // operands adds by the distance between them. As in C, an operand that
 // matches several lexemes (a prefix) pairs with the last one the earlier
 // operands matched.
-func (q *rankQuery) rankAnd(doc []lexTerm, scratch *[][]uint16) float32 {
+func (q *rankQuery) rankAnd(d *lexDoc, scratch *[][]uint16) float32 {
 	pos := (*scratch)[:0]
 	for range q.items {
 		pos = append(pos, nil)
@@ -232,11 +239,8 @@ func (q *rankQuery) rankAnd(doc []lexTerm, scratch *[][]uint16) float32 {
 	*scratch = pos
 	res := float32(-1)
 	for i, it := range q.items {
-		for _, e := range it.entries(doc) {
-			pos[i] = e.pos
-			if len(e.pos) == 0 {
-				pos[i] = posNull
-			}
+		for _, e := range it.entries(d.terms) {
+			pos[i] = d.positions(e)
 			for k := range i {
 				if pos[k] == nil {
 					continue
@@ -281,7 +285,7 @@ func (x *lexicalIndex) rank(q *rankQuery, ids []string, limit, offset int) []Sco
 	var scratch [][]uint16
 	for _, id := range ids {
 		if n, ok := x.byID[id]; ok && x.docs[n].live {
-			all = append(all, ranked{n, q.rank(x.docs[n].terms, &scratch)})
+			all = append(all, ranked{n, q.rank(&x.docs[n], &scratch)})
 		}
 	}
 	slices.SortFunc(all, func(a, b ranked) int {
