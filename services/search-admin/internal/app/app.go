@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
@@ -97,11 +98,21 @@ func (a *App) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	searcher := catalog.NewSearcher(store, a.index, a.vectors, schemas, a.embedder, words, cfg.Search, logger)
+	// The synonym rules are compiled now rather than by the first search,
+	// which would hold every search behind it for as long (a second or so).
+	// Failing here is not fatal: the first search compiles them then.
+	start := time.Now()
+	if n, err := searcher.WarmSynonyms(ctx); err != nil {
+		logger.WarnContext(ctx, "synonym rules not compiled at start; the first search will compile them", "err", err)
+	} else {
+		logger.InfoContext(ctx, "synonym rules compiled", "rules", n, "duration", time.Since(start).String())
+	}
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
 		Catalog:   catalog.NewService(store, schemas, a.embedder, logger),
 		Synonyms:  catalog.NewSynonyms(store, logger),
-		Search:    catalog.NewSearcher(store, a.index, a.vectors, schemas, a.embedder, words, cfg.Search, logger),
+		Search:    searcher,
 		Reindexer: a.reindexer, Verifier: a.Verifier, Idempotency: a.Keys.Wrap,
 	})
 	a.handler = server.Handler(server.Options{

@@ -76,12 +76,44 @@ type compiledTerm struct {
 // termRef points at a term of a rule.
 type termRef struct{ rule, term int }
 
-// compileSynonyms analyzes every term of rules in one round trip.
+// WarmSynonyms compiles the synonym rules of the current schema version
+// and revision, which the first keyword or hybrid search would otherwise
+// compile while every search behind it waits (about a second with the
+// shipped rules). A program calls it as it starts, before it serves; it
+// returns how many rules were compiled.
+func (s *Searcher) WarmSynonyms(ctx context.Context) (int, error) {
+	settings, err := s.store.SearchSettings(ctx)
+	if err != nil {
+		return 0, err
+	}
+	schema, ok := s.schemas.Get(settings.Version)
+	if !ok {
+		return 0, fmt.Errorf("search schema %q is not defined in this build", settings.Version)
+	}
+	r, err := s.synonyms.rules(ctx, s, schema, settings.SynonymsRevision)
+	if err != nil {
+		return 0, err
+	}
+	return len(r.rules), nil
+}
+
+// compileSynonyms analyzes every term of rules in one round trip, each
+// distinct list of words once (terms repeat across rules).
 func compileSynonyms(ctx context.Context, s *Searcher, schema Schema, rules []Synonym) (*synonymRules, error) {
 	var lists [][]string
+	var of []int // the list of each term, in order
+	seen := map[string]int{}
 	for _, r := range rules {
 		for _, t := range r.terms() {
-			lists = append(lists, textnorm.Tokens(t))
+			tokens := textnorm.Tokens(t)
+			key := strings.Join(tokens, " ")
+			i, ok := seen[key]
+			if !ok {
+				i = len(lists)
+				seen[key] = i
+				lists = append(lists, tokens)
+			}
+			of = append(of, i)
 		}
 	}
 	analyzed, err := s.analyze(ctx, schema, lists)
@@ -94,7 +126,7 @@ func compileSynonyms(ctx context.Context, s *Searcher, schema Schema, rules []Sy
 		cr := compiledRule{id: r.ID, oneWay: r.Root != ""}
 		for _, t := range r.terms() {
 			ct := compiledTerm{text: t}
-			for _, w := range analyzed[n] {
+			for _, w := range analyzed[of[n]] {
 				if !w.match.IsZero() {
 					ct.words = append(ct.words, w)
 				}
