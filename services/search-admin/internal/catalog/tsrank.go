@@ -117,7 +117,7 @@ func collectItems(m Match, items *[]rankItem) int {
 		parts = m.Any
 	}
 	if len(parts) == 0 {
-		if isLexeme(m.Lexeme) {
+		if IsLexeme(m.Lexeme) {
 			*items = append(*items, rankItem{m.Lexeme, m.Prefix})
 		}
 		return len(*items)
@@ -150,9 +150,10 @@ func topIsAnd(m Match) bool {
 	return and
 }
 
-// isLexeme reports whether s is made of letters, digits and combining
-// marks only, as the store requires of every lexeme it writes.
-func isLexeme(s string) bool {
+// IsLexeme reports whether s is made of letters, digits and combining
+// marks only: none of it is tsquery syntax, as the store requires of every
+// lexeme it writes.
+func IsLexeme(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
@@ -28,7 +29,7 @@ import (
 // workerProcess is a stallWorker running in a child process of the test.
 type workerProcess struct {
 	cmd  *exec.Cmd
-	logs *lineLog
+	logs *logtest.Buffer
 }
 
 // startWorker runs w in a child process, killed when t ends.
@@ -38,7 +39,7 @@ func startWorker(t *testing.T, w stallWorker) *workerProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &lineLog{}
+	logs := &logtest.Buffer{}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), stallWorkerEnv+"="+string(raw))
 	cmd.Stdout, cmd.Stderr = logs, logs

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"time"
 )
 
@@ -64,22 +63,4 @@ func (a *testApp) doWithin(limit time.Duration, method, path string, body any) r
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+a.token("catalog-admin"))
 	return a.serve(req)
-}
-
-// lineLog collects the output of a child process or a logger.
-type lineLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lineLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lineLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

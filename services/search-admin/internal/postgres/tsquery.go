@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
@@ -51,7 +50,7 @@ func matchQuery(m catalog.Match) string {
 // lexemeQuery quotes lexeme, with ":*" when it is a prefix; empty when it is
 // not a whitelisted lexeme.
 func lexemeQuery(lexeme string, prefix bool) string {
-	if !isLexeme(lexeme) {
+	if !catalog.IsLexeme(lexeme) {
 		return ""
 	}
 	q := "'" + lexeme + "'"
@@ -59,18 +58,4 @@ func lexemeQuery(lexeme string, prefix bool) string {
 		q += ":*"
 	}
 	return q
-}
-
-// isLexeme reports whether s is made of letters, digits and combining
-// marks only, none of which is tsquery syntax.
-func isLexeme(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.M, r) {
-			return false
-		}
-	}
-	return true
 }
