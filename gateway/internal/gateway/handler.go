@@ -93,8 +93,8 @@ func (h *Handler) forward(c *fasthttp.RequestCtx, a *admission) {
 	var body io.Reader
 	if n := c.Request.Header.ContentLength(); (n > 0 || n == -1) && c.RequestBodyStream() != nil {
 		body = c.RequestBodyStream()
-		if n < 0 { // chunked: capped as it is read
-			body = &cappedBody{r: body, left: h.maxBody, limit: h.maxBody}
+		if n < 0 { // chunked: capped as it is read, failing with *http.MaxBytesError
+			body = http.MaxBytesReader(nil, io.NopCloser(body), h.maxBody)
 		}
 	}
 	h.upstreams[a.rt.Prefix].Serve(c, proxy.Forward{
@@ -193,36 +193,6 @@ var refusal = map[ratelimit.Kind]string{
 	ratelimit.KindIP:         "this address sent too many requests without a valid token",
 	ratelimit.KindClient:     "this client has reached its rate limit",
 	ratelimit.KindDepartment: "this client's department has reached its rate limit",
-}
-
-// cappedBody is a chunked request body that fails past limit bytes with
-// the error net/http's MaxBytesReader returns, which the proxy answers
-// with a 413.
-type cappedBody struct {
-	r           io.Reader
-	left, limit int64
-}
-
-func (b *cappedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body of exactly the limit from a longer one.
-		var one [1]byte
-		for {
-			n, err := b.r.Read(one[:])
-			switch {
-			case n > 0:
-				return 0, &http.MaxBytesError{Limit: b.limit}
-			case err != nil:
-				return 0, err
-			}
-		}
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.r.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
 
 // b2s reads b as a string without copying it, for a request's bytes that
