@@ -71,10 +71,17 @@ type fastScope struct {
 	start time.Time
 	span  trace.Span // nil when tracing is off or the request is a probe
 	probe bool
+	path  string // FastPath's answer, once asked
 }
 
 // fastScopeKey keys a request's *fastScope among its user values.
 type fastScopeKey struct{}
+
+// scopeOf returns the scope of c's request, or nil outside a FastHandler.
+func scopeOf(c *fasthttp.RequestCtx) *fastScope {
+	s, _ := c.UserValue(fastScopeKey{}).(*fastScope)
+	return s
+}
 
 // Serve serves one request.
 func (h *FastHandler) Serve(c *fasthttp.RequestCtx) {
@@ -85,7 +92,7 @@ func (h *FastHandler) Serve(c *fasthttp.RequestCtx) {
 		s.route.route = PathLivez
 		c.Response.Header.SetContentType("application/json")
 		c.Response.Header.Set("Cache-Control", "no-store")
-		c.SetBodyString(`{"status":"ok"}` + "\n")
+		c.SetBodyString(livezBody)
 		return
 	}
 	h.o.App(c)
@@ -116,16 +123,15 @@ func (h *FastHandler) Continue(c *fasthttp.RequestCtx) int {
 // (Continue's or Serve's): the request id honoured or generated and echoed,
 // the trace continued.
 func (h *FastHandler) begin(c *fasthttp.RequestCtx) *fastScope {
-	if s, ok := c.UserValue(fastScopeKey{}).(*fastScope); ok {
+	if s := scopeOf(c); s != nil {
 		return s
 	}
 	s := &fastScope{start: time.Now()}
 	s.Context, s.logger, s.route.route = context.Background(), h.o.Logger, unmatchedRoute
 	s.id = requestIDOf(c)
-	s.probe = c.IsGet() || c.IsHead()
-	s.probe = s.probe && string(c.URI().PathOriginal()) == PathLivez
+	s.probe = (c.IsGet() || c.IsHead()) && string(c.URI().PathOriginal()) == PathLivez
 	if h.tracer != nil && !s.probe {
-		ctx := telemetry.Propagator.Extract(s.Context, fastHeaderCarrier{&c.Request.Header})
+		ctx := telemetry.Propagator.Extract(s.Context, FastHeaderCarrier{&c.Request.Header})
 		scheme := "http"
 		if c.IsTLS() {
 			scheme = "https"
@@ -183,7 +189,7 @@ func (h *FastHandler) recover(c *fasthttp.RequestCtx, s *fastScope) {
 // carries the request id, the logger and the trace, as an *http.Request's
 // does under Handler, but is not cancelled when the client goes away.
 func RequestContext(c *fasthttp.RequestCtx) context.Context {
-	if s, ok := c.UserValue(fastScopeKey{}).(*fastScope); ok {
+	if s := scopeOf(c); s != nil {
 		return s
 	}
 	return context.Background()
@@ -191,7 +197,7 @@ func RequestContext(c *fasthttp.RequestCtx) context.Context {
 
 // SetFastRoute is SetRoute for a request served by a FastHandler.
 func SetFastRoute(c *fasthttp.RequestCtx, route string) {
-	if s, ok := c.UserValue(fastScopeKey{}).(*fastScope); ok && route != "" {
+	if s := scopeOf(c); s != nil && route != "" {
 		s.route.route = route
 	}
 }
@@ -219,13 +225,21 @@ func WriteFastProblem(c *fasthttp.RequestCtx, err error) {
 }
 
 // FastPath is the request's path as the client sent it, decoded, as an
-// *http.Request's URL.Path is: what access logs and problem bodies show.
+// *http.Request's URL.Path is: what access logs, problem bodies and the
+// program's own routing see. It is decoded once per request.
 func FastPath(c *fasthttp.RequestCtx) string {
-	raw := string(c.URI().PathOriginal())
-	if p, err := url.PathUnescape(raw); err == nil {
-		return p
+	s := scopeOf(c)
+	if s != nil && s.path != "" {
+		return s.path
 	}
-	return raw
+	p := string(c.URI().PathOriginal())
+	if decoded, err := url.PathUnescape(p); err == nil {
+		p = decoded
+	}
+	if s != nil {
+		s.path = p
+	}
+	return p
 }
 
 // fastBodySize is the size of the response's body: its Content-Length, or
@@ -257,14 +271,19 @@ func FromHTTP(h http.Handler) fasthttp.RequestHandler {
 	}))
 }
 
-// fastHeaderCarrier reads a trace context from a fasthttp request's headers.
-type fastHeaderCarrier struct{ h *fasthttp.RequestHeader }
+// FastHeaderCarrier carries a trace context in a fasthttp request's
+// headers, for the propagator to read (a server's request) or write (a
+// client's). Names are made canonical, as net/http's are, so the carrier
+// finds and replaces them in a header that does not normalize its names.
+type FastHeaderCarrier struct{ H *fasthttp.RequestHeader }
 
-func (c fastHeaderCarrier) Get(key string) string { return string(c.h.Peek(key)) }
-func (c fastHeaderCarrier) Set(key, value string) { c.h.Set(key, value) }
-func (c fastHeaderCarrier) Keys() []string {
+func (c FastHeaderCarrier) Get(key string) string {
+	return string(c.H.Peek(http.CanonicalHeaderKey(key)))
+}
+func (c FastHeaderCarrier) Set(key, value string) { c.H.Set(http.CanonicalHeaderKey(key), value) }
+func (c FastHeaderCarrier) Keys() []string {
 	var keys []string
-	for k := range c.h.All() {
+	for k := range c.H.All() {
 		keys = append(keys, string(k))
 	}
 	return keys

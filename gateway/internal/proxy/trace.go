@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"net"
-	"net/http"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
@@ -12,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/telemetry"
 )
 
@@ -57,7 +57,7 @@ func (t *tracing) start(ctx context.Context, method string, h *fasthttp.RequestH
 	}
 	ctx, span := t.tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(t.attrs...), trace.WithAttributes(semconv.HTTPRequestMethodKey.String(method)))
-	telemetry.Propagator.Inject(ctx, headerCarrier{h})
+	telemetry.Propagator.Inject(ctx, server.FastHeaderCarrier{H: h})
 	return span
 }
 
@@ -78,19 +78,4 @@ func failed(span trace.Span, err error) {
 		kind = "timeout"
 	}
 	span.SetAttributes(semconv.ErrorTypeKey.String(kind))
-}
-
-// headerCarrier lets the propagator write into a fasthttp request's headers.
-type headerCarrier struct{ h *fasthttp.RequestHeader }
-
-// Names are made canonical, as net/http's are: the outgoing headers keep
-// the names net/http gave them, so a client's own Traceparent is replaced.
-func (c headerCarrier) Get(key string) string { return string(c.h.Peek(http.CanonicalHeaderKey(key))) }
-func (c headerCarrier) Set(key, value string) { c.h.Set(http.CanonicalHeaderKey(key), value) }
-func (c headerCarrier) Keys() []string {
-	var keys []string
-	for k := range c.h.All() {
-		keys = append(keys, string(k))
-	}
-	return keys
 }
