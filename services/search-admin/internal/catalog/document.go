@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 )
 
@@ -10,9 +9,9 @@ import (
 // an embedding failure leaves the document pending for the re-embed worker
 // instead of failing the write.
 func buildDocument(ctx context.Context, schemas *Registry, embedder Embedder, log *slog.Logger, sv *Servico, version string) (Document, error) {
-	schema, ok := schemas.Get(version)
-	if !ok {
-		return Document{}, fmt.Errorf("search schema %q is not defined in this build", version)
+	schema, err := schemas.Lookup(version)
+	if err != nil {
+		return Document{}, err
 	}
 	doc := schema.Document(sv)
 	vec, err := embedder.Embed(ctx, doc.Content, schema.Dimensions)

@@ -183,6 +183,17 @@ func (r *Registry) Get(version string) (Schema, bool) {
 	return Schema{}, false
 }
 
+// Lookup is Get for a version that must be defined: the version a store
+// names as current, or the one a document was built in. Its absence is an
+// error, which names the version.
+func (r *Registry) Lookup(version string) (Schema, error) {
+	sc, ok := r.Get(version)
+	if !ok {
+		return Schema{}, fmt.Errorf("search schema %q is not defined in this build", version)
+	}
+	return sc, nil
+}
+
 // All returns every schema in numeric version order.
 func (r *Registry) All() []Schema { return slices.Clone(r.schemas) }
 

@@ -169,14 +169,13 @@ func (s *Searcher) lastSettings() (SearchSettings, bool) {
 // searchIn is one search in settings; it returns the settings the page's
 // snapshot holds.
 func (s *Searcher) searchIn(ctx context.Context, q SearchQuery, settings SearchSettings) (SearchResult, SearchSettings, error) {
-	schema, ok := s.schemas.Get(settings.Version)
-	if !ok {
-		return SearchResult{}, settings, fmt.Errorf("search schema %q is not defined in this build", settings.Version)
+	schema, err := s.schemas.Lookup(settings.Version)
+	if err != nil {
+		return SearchResult{}, settings, err
 	}
 	res := SearchResult{Meta: SearchMeta{Page: q.Page, PerPage: q.PerPage, SchemaVersion: schema.Version, Mode: q.Mode}}
 	offset := (q.Page - 1) * q.PerPage
 	var ranked []rankedHit
-	var err error
 	switch q.Mode {
 	case ModeKeyword:
 		ranked, res.Meta.Total, res.Meta.Synonyms, err = s.keywordPage(ctx, schema, settings.SynonymsRevision, q, offset)

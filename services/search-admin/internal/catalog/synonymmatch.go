@@ -86,9 +86,9 @@ func (s *Searcher) WarmSynonyms(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	schema, ok := s.schemas.Get(settings.Version)
-	if !ok {
-		return 0, fmt.Errorf("search schema %q is not defined in this build", settings.Version)
+	schema, err := s.schemas.Lookup(settings.Version)
+	if err != nil {
+		return 0, err
 	}
 	r, err := s.synonyms.rules(ctx, s, schema, settings.SynonymsRevision)
 	if err != nil {
