@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -395,6 +396,14 @@ func fastError(c *fasthttp.RequestCtx, err error) {
 		status = fasthttp.StatusRequestTimeout
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status = fasthttp.StatusRequestEntityTooLarge
+	}
+	if status == fasthttp.StatusRequestHeaderFieldsTooLarge {
+		// The client may still be sending its head: read what it sends for
+		// a moment, as net/http does, so that closing with unread input
+		// does not reset the connection before the answer is read.
+		conn := c.Conn()
+		_ = conn.SetReadDeadline(time.Now().Add(250 * time.Millisecond))
+		_, _ = io.Copy(io.Discard, io.LimitReader(conn, 1<<20))
 	}
 	c.Response.Reset()
 	c.SetStatusCode(status)
