@@ -1,12 +1,14 @@
 package searchload
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,7 +33,19 @@ type Result struct {
 	P50      float64 `json:"p50_ms"`
 	P99      float64 `json:"p99_ms"`
 	Max      float64 `json:"max_ms"`
+	// Slowest are the queries of the highest median latency, slowest
+	// first, to tell which ones a tail comes from.
+	Slowest []QueryLatency `json:"slowest,omitempty"`
 }
+
+// QueryLatency is the median latency of one query of a measurement.
+type QueryLatency struct {
+	Query string  `json:"query"`
+	P50   float64 `json:"p50_ms"`
+}
+
+// slowestShown is how many queries Result.Slowest names.
+const slowestShown = 5
 
 // load is one closed-loop measurement: clients send searches back to back,
 // each cycling through queries from its own starting point, for warmup
@@ -56,6 +70,7 @@ func (l load) run(ctx context.Context, catalog, mode string) (Result, error) {
 	measureFrom, end := start.Add(l.warmup), start.Add(l.warmup+l.duration)
 	type clientResult struct {
 		latencies []time.Duration
+		byQuery   map[string][]time.Duration
 		errors    int
 		example   string
 	}
@@ -64,18 +79,21 @@ func (l load) run(ctx context.Context, catalog, mode string) (Result, error) {
 	for c := range l.clients {
 		wg.Go(func() {
 			r := &results[c]
+			r.byQuery = map[string][]time.Duration{}
 			for i := c * len(l.queries) / l.clients; ; i++ {
 				sent := time.Now()
 				if sent.After(end) || ctx.Err() != nil {
 					return
 				}
-				q := url.Values{"q": {l.queries[i%len(l.queries)]}, "mode": {mode}, "per_page": {"10"}}
+				text := l.queries[i%len(l.queries)]
+				q := url.Values{"q": {text}, "mode": {mode}, "per_page": {"10"}}
 				status, err := l.search(ctx, q.Encode(), tok.AccessToken)
 				took := time.Since(sent)
 				if sent.Before(measureFrom) {
 					continue
 				}
 				r.latencies = append(r.latencies, took)
+				r.byQuery[text] = append(r.byQuery[text], took)
 				if err != nil || status != http.StatusOK {
 					r.errors++
 					if r.example == "" {
@@ -91,8 +109,12 @@ func (l load) run(ctx context.Context, catalog, mode string) (Result, error) {
 	}
 	res := Result{Catalog: catalog, Mode: mode, Clients: l.clients, Seconds: l.duration.Seconds()}
 	var all []time.Duration
+	byQuery := map[string][]time.Duration{}
 	for _, r := range results {
 		all = append(all, r.latencies...)
+		for q, d := range r.byQuery {
+			byQuery[q] = append(byQuery[q], d...)
+		}
 		res.Errors += r.errors
 		if res.Example == "" {
 			res.Example = r.example
@@ -106,6 +128,12 @@ func (l load) run(ctx context.Context, catalog, mode string) (Result, error) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	res.Rate = float64(len(all)) / l.duration.Seconds()
 	res.P50, res.P99, res.Max = ms(all[len(all)*50/100]), ms(all[min(len(all)-1, len(all)*99/100)]), ms(all[len(all)-1])
+	for q, d := range byQuery {
+		slices.Sort(d)
+		res.Slowest = append(res.Slowest, QueryLatency{Query: q, P50: ms(d[len(d)/2])})
+	}
+	slices.SortFunc(res.Slowest, func(a, b QueryLatency) int { return cmp.Or(cmp.Compare(b.P50, a.P50), strings.Compare(a.Query, b.Query)) })
+	res.Slowest = res.Slowest[:min(len(res.Slowest), slowestShown)]
 	return res, nil
 }
 

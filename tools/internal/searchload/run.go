@@ -140,7 +140,11 @@ func runCatalog(ctx context.Context, o Options, c Catalog) (out []Result, err er
 		if err != nil {
 			return out, err
 		}
-		fmt.Fprintf(o.Log, "searchload: %s %s: %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors\n", c.Name, mode, r.Rate, r.P50, r.P99, r.Errors)
+		fmt.Fprintf(o.Log, "searchload: %s %s: %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors; slowest queries by p50:", c.Name, mode, r.Rate, r.P50, r.P99, r.Errors)
+		for _, q := range r.Slowest {
+			fmt.Fprintf(o.Log, " %q %.2f ms;", q.Query, q.P50)
+		}
+		fmt.Fprintln(o.Log)
 		out = append(out, r)
 	}
 	return out, nil
