@@ -45,6 +45,20 @@ func BenchmarkSearchNearest(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchNearestSparse is the same scan for a query of a lexical
+// embedding: 20 nonzero dimensions of 384, as the hash provider gives a
+// query of two words.
+func BenchmarkSearchNearestSparse(b *testing.B) {
+	ix, r := benchIndex(b)
+	query := sparseUnit(r, 384, r.Perm(384)[:20])
+	b.ReportAllocs()
+	for b.Loop() {
+		if ids, _ := ix.Nearest(query, SearchFilter{}, -1, 200); len(ids) != 200 {
+			b.Fatalf("%d ids", len(ids))
+		}
+	}
+}
+
 // BenchmarkSearchKeywordCandidates picks the 200 keyword candidates of a
 // query of two common words and a prefix among 10,000 Servicos.
 func BenchmarkSearchKeywordCandidates(b *testing.B) {

@@ -38,6 +38,15 @@ func dotInt8Go(q []float32, c []int8) float32 {
 	return s0 + s1 + s2 + s3
 }
 
+// axpyInt8Go adds a × c[i], c[i] widened to a float, to each acc[i]: the
+// portable axpyInt8.
+func axpyInt8Go(acc []float32, a float32, c []int8) {
+	c = c[:len(acc)]
+	for i, x := range c {
+		acc[i] += a * float32(x)
+	}
+}
+
 // quantize writes v as one byte per dimension into codes, v[i] ≈ scale ×
 // codes[i], and returns scale and the Euclidean norm of what the codes
 // lose (v − scale × codes), rounded up: by Cauchy-Schwarz no query of norm

@@ -26,6 +26,17 @@ func dotInt8(q []float32, c []int8) float32 {
 	return dotInt8Go(q, c)
 }
 
+// axpyInt8 adds a × c[i], c[i] widened to a float, to each acc[i]; len(c)
+// must be at least len(acc).
+func axpyInt8(acc []float32, a float32, c []int8) {
+	c = c[:len(acc)]
+	if hasFMA {
+		axpyInt8FMA(acc, a, c)
+		return
+	}
+	axpyInt8Go(acc, a, c)
+}
+
 // dotFMA is dot in AVX2 and FMA instructions (dot_amd64.s); len(b) must be
 // at least len(a).
 //
@@ -37,3 +48,9 @@ func dotFMA(a, b []float32) float32
 //
 //go:noescape
 func dotInt8FMA(q []float32, c []int8) float32
+
+// axpyInt8FMA is axpyInt8 in AVX2 and FMA instructions (dot_amd64.s);
+// len(c) must be at least len(acc).
+//
+//go:noescape
+func axpyInt8FMA(acc []float32, a float32, c []int8)

@@ -33,6 +33,12 @@ func TestDotsAgreeWithThePortableOnes(t *testing.T) {
 		if got, want := dotInt8(a, c), dotInt8Go(a, c); got != want {
 			t.Errorf("dotInt8 of %d dimensions: %v, want %v", n, got, want)
 		}
+		got, want := slices.Clone(b[:n]), slices.Clone(b[:n])
+		axpyInt8(got, -3, c)
+		axpyInt8Go(want, -3, c)
+		if !slices.Equal(got, want) || (n > 0 && got[n-1] != b[n-1]-3*float32(c[n-1])) {
+			t.Errorf("axpyInt8 of %d dimensions: %v, want %v", n, got, want)
+		}
 	}
 }
 
@@ -138,4 +144,92 @@ func firstDifference(a, b []ScoredID) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// sparseUnit returns a normalized vector of dims dimensions with nonzero
+// values only at the given ones, as a lexical (hashed) embedding is.
+func sparseUnit(r *rand.Rand, dims int, at []int) []float32 {
+	v := make([]float32, dims)
+	for _, j := range at {
+		v[j] = float32(r.NormFloat64())
+	}
+	normalize(v)
+	return v
+}
+
+// TestNearestScansSparseQueriesByColumnExactly checks the column scan of
+// a query with few nonzero dimensions against a brute-force ranking of the
+// full vectors: for vectors so alike that their codes cannot order them,
+// every page depth and threshold, after the index grew by targeted
+// updates past the columns' first capacity and after removals moved
+// slots around.
+func TestNearestScansSparseQueriesByColumnExactly(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	const dims = 384
+	words := r.Perm(dims)[:60]
+	base := sparseUnit(r, dims, words)
+	entry := func(i int) VectorEntry {
+		v := slices.Clone(base)
+		for _, j := range words {
+			v[j] += float32(r.NormFloat64()) * 0.003 * float32(i%5)
+		}
+		if i%3 == 0 {
+			v = sparseUnit(r, dims, r.Perm(dims)[:40])
+		}
+		normalize(v)
+		return VectorEntry{ID: fmt.Sprintf("id-%04d", i), Seq: int64(i + 1), Published: true, Embedding: v}
+	}
+	var entries []VectorEntry
+	for i := range 700 {
+		entries = append(entries, entry(i))
+	}
+	ix := NewVectorIndex()
+	ix.Replace("v3", dims, entries[:500])
+	if !ix.Apply("v3", entries[500:], nil) {
+		t.Fatal("Apply refused the version the index holds")
+	}
+	// The query shares 12 of the common words, with their weights, and
+	// has 3 of its own, so most vectors score it alike and above 0.2.
+	query := make([]float32, dims)
+	for _, j := range words[:12] {
+		query[j] = base[j]
+	}
+	for _, j := range r.Perm(dims)[:3] {
+		query[j] += 0.1
+	}
+	normalize(query)
+	if !ix.sparseCodeScores(query, make([]float32, len(ix.ids)), &scanScratch{}) {
+		t.Fatal("a query of 15 nonzero dimensions in 384 is not scanned by column")
+	}
+	check := func(t *testing.T, live []VectorEntry) {
+		t.Helper()
+		for _, minScore := range []float32{-1, 0, 0.2, 0.9} {
+			var want []ScoredID
+			for _, e := range live {
+				if s := dot(query, e.Embedding); s >= minScore {
+					want = append(want, ScoredID{ID: e.ID, Score: float64(s)})
+				}
+			}
+			sort.Slice(want, func(i, j int) bool {
+				if want[i].Score != want[j].Score {
+					return want[i].Score > want[j].Score
+				}
+				return want[i].ID < want[j].ID
+			})
+			for _, k := range []int{1, 10, 200, 5000} {
+				got, total := ix.Nearest(query, SearchFilter{}, minScore, k)
+				if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
+					t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
+				}
+			}
+		}
+	}
+	check(t, entries)
+	var gone []string
+	for i := 0; i < len(entries); i += 7 {
+		gone = append(gone, entries[i].ID)
+	}
+	ix.Apply("v3", nil, gone)
+	check(t, slices.DeleteFunc(slices.Clone(entries), func(e VectorEntry) bool { return slices.Contains(gone, e.ID) }))
 }

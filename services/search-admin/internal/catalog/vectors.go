@@ -60,6 +60,11 @@ type VectorIndex struct {
 	codes  []int8
 	scales []float32
 	losses []float32
+	// cols holds the same codes by dimension: dimension j of slot i at
+	// cols[j*colCap+i], so a query with few nonzero dimensions (a lexical
+	// embedding's) reads only their columns (see Nearest).
+	cols   []int8
+	colCap int
 	// lex holds the lexemes of every published Servico, with or without
 	// an embedding, for keyword candidates.
 	lex lexicalIndex
@@ -118,6 +123,8 @@ func (ix *VectorIndex) Replace(version string, dims int, entries []VectorEntry) 
 	ix.slot = make(map[string]int, len(entries))
 	ix.ids, ix.meta, ix.vecs = ix.ids[:0], ix.meta[:0], make([]float32, 0, len(entries)*dims)
 	ix.codes, ix.scales, ix.losses = make([]int8, 0, len(entries)*dims), ix.scales[:0], ix.losses[:0]
+	ix.colCap = len(entries)
+	ix.cols = make([]int8, dims*ix.colCap)
 	ix.lex.reset(len(entries))
 	for _, e := range entries {
 		ix.set(e, true)
@@ -163,6 +170,27 @@ func (ix *VectorIndex) set(e VectorEntry, bulk bool) {
 	ix.codes = slices.Grow(ix.codes, ix.dims)[:at+ix.dims]
 	scale, loss := quantize(e.Embedding, ix.codes[at:])
 	ix.scales, ix.losses = append(ix.scales, scale), append(ix.losses, loss)
+	i := len(ix.ids) - 1
+	if i >= ix.colCap {
+		ix.growCols(max(64, 2*ix.colCap))
+	}
+	for j, c := range ix.codes[at:] {
+		ix.cols[j*ix.colCap+i] = c
+	}
+}
+
+// growCols moves the columns of codes to a stride of capacity slots.
+func (ix *VectorIndex) growCols(capacity int) {
+	cols := make([]int8, ix.dims*capacity)
+	for j := range ix.dims {
+		copy(cols[j*capacity:], ix.cols[j*ix.colCap:j*ix.colCap+len(ix.ids)-1])
+	}
+	ix.cols, ix.colCap = cols, capacity
+}
+
+// column returns the codes of dimension j of the n first slots.
+func (ix *VectorIndex) column(j, n int) []int8 {
+	return ix.cols[j*ix.colCap : j*ix.colCap+n]
 }
 
 // remove forgets id, moving the last slot into its place.
@@ -185,6 +213,9 @@ func (ix *VectorIndex) remove(id string) {
 		copy(ix.vecs[i*ix.dims:(i+1)*ix.dims], ix.vecs[last*ix.dims:])
 		copy(ix.codes[i*ix.dims:(i+1)*ix.dims], ix.codes[last*ix.dims:])
 		ix.scales[i], ix.losses[i] = ix.scales[last], ix.losses[last]
+		for j := range ix.dims {
+			ix.cols[j*ix.colCap+i] = ix.cols[j*ix.colCap+last]
+		}
 		ix.slot[ix.ids[i]] = i
 	}
 	ix.ids, ix.meta, ix.vecs = ix.ids[:last], ix.meta[:last], ix.vecs[:last*ix.dims]

@@ -51,19 +51,28 @@ func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32
 	// at most qnorm, far below the codes' loss.
 	slack := qnorm * float32(ix.dims) * 1e-6
 	approx := sc.approx(len(ix.ids))
+	sparse := ix.sparseCodeScores(query, approx, sc)
 	floor := sc.floor[:0]
 	for i := range ix.ids {
-		approx[i] = float32(math.Inf(-1))
 		if !f.match(&ix.meta[i]) {
+			approx[i] = float32(math.Inf(-1))
 			continue
 		}
-		a := ix.scales[i] * dotInt8(query, ix.codes[i*ix.dims:(i+1)*ix.dims])
+		var a float32
+		if sparse {
+			a = ix.scales[i] * approx[i]
+		} else {
+			a = ix.scales[i] * dotInt8(query, ix.codes[i*ix.dims:(i+1)*ix.dims])
+		}
+		approx[i] = float32(math.Inf(-1))
 		e := qnorm*ix.losses[i] + slack
 		if a+e < minScore {
 			continue
 		}
 		approx[i] = a
-		floor = offerFloor(floor, a-e, k)
+		if len(floor) < k || a-e > floor[0] { // most fall short: no call
+			floor = offerFloor(floor, a-e, k)
+		}
 	}
 	sc.floor = floor
 	cut := float32(math.Inf(-1))
@@ -91,11 +100,39 @@ func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32
 	return top.sorted(), total
 }
 
+// sparseCodeScores writes into scores, when query has few nonzero
+// dimensions (at most one in sparseShare, as a lexical embedding of a short
+// query has), each slot's dot product of query with its codes, reading only
+// the columns of those dimensions, and reports whether it did. A dense query
+// is cheaper scanned by slot.
+func (ix *VectorIndex) sparseCodeScores(query, scores []float32, sc *scanScratch) bool {
+	nonzero := sc.nonzero[:0]
+	for j, x := range query {
+		if x != 0 {
+			if nonzero = append(nonzero, j); len(nonzero)*sparseShare > len(query) {
+				sc.nonzero = nonzero
+				return false
+			}
+		}
+	}
+	sc.nonzero = nonzero
+	clear(scores)
+	for _, j := range nonzero {
+		axpyInt8(scores, query[j], ix.column(j, len(scores)))
+	}
+	return true
+}
+
+// sparseShare: a query with at most one nonzero dimension in sparseShare is
+// scanned by column.
+const sparseShare = 4
+
 // scanScratch holds one scan's approximate scores and its heap of the k
 // best worst-case scores, reused across scans.
 type scanScratch struct {
-	scores []float32
-	floor  []float32
+	scores  []float32
+	floor   []float32
+	nonzero []int
 }
 
 var scanScratchPool = sync.Pool{New: func() any { return &scanScratch{} }}
