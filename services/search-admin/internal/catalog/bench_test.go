@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -39,7 +40,7 @@ func BenchmarkSearchNearest(b *testing.B) {
 	query := randomUnit(r, 384)
 	b.ReportAllocs()
 	for b.Loop() {
-		if ids, _ := ix.Nearest(query, SearchFilter{}, -1, 200); len(ids) != 200 {
+		if ids, _ := ix.Nearest(query, SearchFilter{}, -1, 200, math.MaxInt); len(ids) != 200 {
 			b.Fatalf("%d ids", len(ids))
 		}
 	}
@@ -53,7 +54,7 @@ func BenchmarkSearchNearestSparse(b *testing.B) {
 	query := sparseUnit(r, 384, r.Perm(384)[:20])
 	b.ReportAllocs()
 	for b.Loop() {
-		if ids, _ := ix.Nearest(query, SearchFilter{}, -1, 200); len(ids) != 200 {
+		if ids, _ := ix.Nearest(query, SearchFilter{}, -1, 200, math.MaxInt); len(ids) != 200 {
 			b.Fatalf("%d ids", len(ids))
 		}
 	}

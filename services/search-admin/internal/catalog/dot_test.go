@@ -125,10 +125,11 @@ func TestNearestIsExactWhereCodesCannotTell(t *testing.T) {
 				return want[i].ID < want[j].ID
 			})
 			for _, k := range []int{1, 10, 200, 5000} {
-				got, total := ix.Nearest(query, SearchFilter{}, minScore, k)
+				got, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt)
 				if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
 					t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
 				}
+				checkCountedTo(t, ix, query, minScore, k, want)
 			}
 		}
 	}
@@ -218,10 +219,11 @@ func TestNearestScansSparseQueriesByColumnExactly(t *testing.T) {
 				return want[i].ID < want[j].ID
 			})
 			for _, k := range []int{1, 10, 200, 5000} {
-				got, total := ix.Nearest(query, SearchFilter{}, minScore, k)
+				got, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt)
 				if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
 					t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
 				}
+				checkCountedTo(t, ix, query, minScore, k, want)
 			}
 		}
 	}
@@ -232,4 +234,64 @@ func TestNearestScansSparseQueriesByColumnExactly(t *testing.T) {
 	}
 	ix.Apply("v3", nil, gone)
 	check(t, slices.DeleteFunc(slices.Clone(entries), func(e VectorEntry) bool { return slices.Contains(gone, e.ID) }))
+}
+
+// checkCountedTo checks that a scan counting only up to k+1 finds the same
+// page as an exact one and a count that tells whether more than k passed.
+func checkCountedTo(t *testing.T, ix *VectorIndex, query []float32, minScore float32, k int, want []ScoredID) {
+	t.Helper()
+	got, total := ix.Nearest(query, SearchFilter{}, minScore, k, k+1)
+	if !slices.Equal(got, want[:min(k, len(want))]) || total > len(want) || total < min(k+1, len(want)) {
+		t.Fatalf("min %v, k %d, counted to %d: total %d of %d, first differences at %d", minScore, k, k+1, total, len(want), firstDifference(got, want))
+	}
+}
+
+// TestNearestCountedToStillTellsWhetherMoreMatched builds k vectors far
+// above the threshold and the rest around it, so the count passes k only
+// by scoring exactly vectors that cannot rank: a scan counting to k+1 must
+// still do that, and may stop there.
+func TestNearestCountedToStillTellsWhetherMoreMatched(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 12))
+	const dims, k, minScore = 384, 10, 0.5
+	query := randomUnit(r, dims)
+	// at returns a unit vector whose cosine with query is c.
+	at := func(c float32) []float32 {
+		u := randomUnit(r, dims)
+		d := dot(u, query)
+		for j := range u {
+			u[j] -= d * query[j]
+		}
+		normalize(u)
+		s := float32(math.Sqrt(float64(1 - c*c)))
+		for j := range u {
+			u[j] = c*query[j] + s*u[j]
+		}
+		normalize(u)
+		return u
+	}
+	var entries []VectorEntry
+	for i := range 200 {
+		c := float32(minScore) + 0.001*float32(i%9-4) // around the threshold, within the codes' loss
+		if i < k {
+			c = 0.95
+		}
+		entries = append(entries, VectorEntry{ID: fmt.Sprintf("id-%03d", i), Seq: int64(i + 1), Published: true, Embedding: at(c)})
+	}
+	ix := NewVectorIndex()
+	ix.Replace("v3", dims, entries)
+	var want []ScoredID
+	for _, e := range entries {
+		if s := dot(query, e.Embedding); s >= minScore {
+			want = append(want, ScoredID{ID: e.ID, Score: float64(s)})
+		}
+	}
+	sort.Slice(want, func(i, j int) bool { return want[i].Score > want[j].Score })
+	if len(want) <= k+1 {
+		t.Fatalf("only %d vectors pass: the test needs more than %d", len(want), k+1)
+	}
+	checkCountedTo(t, ix, query, minScore, k, want)
+	if _, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt); total != len(want) {
+		t.Errorf("exact count %d, want %d", total, len(want))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync/atomic"
 
 	"github.com/municipal-apis/platform/pkg/problem"
@@ -203,7 +204,7 @@ func (s *Searcher) keywordPage(ctx context.Context, schema Schema, revision int6
 }
 
 func (s *Searcher) semanticPage(ctx context.Context, schema Schema, q SearchQuery, offset int) ([]rankedHit, int, error) {
-	ids, total, err := s.nearest(ctx, schema, q, offset+q.PerPage)
+	ids, total, err := s.nearest(ctx, schema, q, offset+q.PerPage, math.MaxInt)
 	if err != nil {
 		return nil, 0, problem.Wrap(problem.EUNAVAILABLE, err, "semantic ranking is unavailable right now")
 	}
@@ -236,7 +237,8 @@ func (s *Searcher) hybridPage(ctx context.Context, schema Schema, revision int64
 	scanned := make(chan struct{})
 	go func() {
 		defer close(scanned)
-		sem, semTotal, semErr = s.nearest(semCtx, schema, q, s.cfg.Candidates)
+		// Only whether more matched than the candidates counts here.
+		sem, semTotal, semErr = s.nearest(semCtx, schema, q, s.cfg.Candidates, s.cfg.Candidates+1)
 	}()
 	kw, kwTotal, fired, err := s.keywordRanking(ctx, schema, revision, q, s.cfg.Candidates, 0)
 	if err != nil {
@@ -264,8 +266,9 @@ func (s *Searcher) semanticWeight() float64 {
 }
 
 // nearest embeds the query with the schema's model and scans the in-memory
-// vectors, reloading them first when they hold another version.
-func (s *Searcher) nearest(ctx context.Context, schema Schema, q SearchQuery, k int) ([]ScoredID, int, error) {
+// vectors, reloading them first when they hold another version; the
+// matches are counted exactly up to countTo (see VectorIndex.Nearest).
+func (s *Searcher) nearest(ctx context.Context, schema Schema, q SearchQuery, k, countTo int) ([]ScoredID, int, error) {
 	if err := s.sync.EnsureVersion(ctx, schema.Version); err != nil {
 		return nil, 0, err
 	}
@@ -273,7 +276,7 @@ func (s *Searcher) nearest(ctx context.Context, schema Schema, q SearchQuery, k 
 	if err != nil {
 		return nil, 0, fmt.Errorf("embed the query: %w", err)
 	}
-	ids, total := s.index.Nearest(vec, q.Filter, float32(s.cfg.MinSimilarity), k)
+	ids, total := s.index.Nearest(vec, q.Filter, float32(s.cfg.MinSimilarity), k, countTo)
 	return ids, total, nil
 }
 

@@ -54,7 +54,7 @@ func TestNearestAgreesWithABruteForceRanking(t *testing.T) {
 				}
 			}
 			sort.Slice(want, func(i, j int) bool { return want[i].Score > want[j].Score })
-			got, total := ix.Nearest(query, tt.filter, 0, 10)
+			got, total := ix.Nearest(query, tt.filter, 0, 10, math.MaxInt)
 			if total != len(want) || !slices.Equal(got, want[:min(10, len(want))]) {
 				t.Errorf("got %v (total %d), want %v (total %d)", got, total, want[:min(10, len(want))], len(want))
 			}
@@ -74,7 +74,7 @@ func TestApplyKeepsTheIndexAndItsFingerprintExact(t *testing.T) {
 	if !ix.Apply("v1", []VectorEntry{{ID: "b", Seq: 9, Published: false}, {ID: "d", Seq: 4, Published: true, Embedding: vec(1)}}, []string{"a"}) {
 		t.Fatal("Apply refused the version it holds")
 	}
-	got, total := ix.Nearest(vec(1), SearchFilter{}, -1, 10)
+	got, total := ix.Nearest(vec(1), SearchFilter{}, -1, 10, math.MaxInt)
 	if total != 1 || got[0].ID != "d" {
 		t.Errorf("after apply: %v", got)
 	}

@@ -29,7 +29,9 @@ type ScoredID struct {
 
 // Nearest returns the k vectors most similar to query among those f admits
 // with a similarity of at least minScore, best first (ties by id), and how
-// many vectors passed. query must be L2-normalized and of the index's dimension.
+// many vectors passed, counted exactly up to countTo: beyond it the count
+// may fall short of the truth, but not below countTo. query must be
+// L2-normalized and of the index's dimension.
 //
 // The answer is exact, but most vectors are only read as their codes: a
 // first pass scores every admitted vector by its codes, a quarter of the
@@ -38,7 +40,7 @@ type ScoredID struct {
 // worst-case score cannot rank, and one whose worst possible score reaches
 // minScore counts without more; the second pass scores only the others
 // (some hundreds of 10,000) from the full vectors.
-func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32, k int) ([]ScoredID, int) {
+func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32, k, countTo int) ([]ScoredID, int) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if len(query) != ix.dims || k <= 0 {
@@ -86,9 +88,14 @@ func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32
 			continue
 		}
 		e := qnorm*ix.losses[i] + slack
-		if a+e < cut && a-e >= minScore {
-			total++ // passes, and k others surely score more
-			continue
+		if a+e < cut {
+			if a-e >= minScore {
+				total++ // passes, and k others surely score more
+				continue
+			}
+			if total >= countTo {
+				continue // cannot rank, and passing would not be counted
+			}
 		}
 		s := dot(query, ix.vecs[i*ix.dims:(i+1)*ix.dims])
 		if s < minScore {
