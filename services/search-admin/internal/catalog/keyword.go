@@ -114,7 +114,7 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, revision i
 	if err != nil || total >= q.PerPage {
 		return hits, total, fired, err
 	}
-	corrected, err := s.correct(ctx, schema, words)
+	corrected, err := s.correctCached(ctx, schema, q.Text, &words)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -269,17 +269,43 @@ func (s *Searcher) variants(w queryWord) []string {
 	return out
 }
 
+// correctCached is correct for the words of text, as queryWords returned
+// them, from the replica's cache when the catalog has not changed since:
+// the corrections of a text depend on the same things as its analysis.
+func (s *Searcher) correctCached(ctx context.Context, schema Schema, text string, words *[]queryWord) (bool, error) {
+	gen := s.index.Fingerprint()
+	if c, ok := s.analyses.getCorrected(gen, schema.Version, text); ok {
+		*words = c.words
+		return c.corrected, nil
+	}
+	corrected, err := s.correct(ctx, schema, *words)
+	if err == nil {
+		s.analyses.putCorrected(gen, schema.Version, text, correction{words: *words, corrected: corrected})
+	}
+	return corrected, err
+}
+
 // analysisCache keeps the analyzed words of recent query texts, so a
 // repeated query skips the round trip that asks Postgres for their
-// lexemes. An analysis depends on the text, the schema version and the
-// catalog's vocabulary (whether the last word is a catalog word decides
-// whether it is a prefix), so entries are kept for one fingerprint of
-// the replica's index: any create, update or delete the index receives
+// lexemes, and their typo corrections once a search needed them. An
+// analysis depends on the text, the schema version and the catalog's
+// vocabulary (whether the last word is a catalog word decides whether it
+// is a prefix; which words are unknown and their nearest known ones decide
+// the corrections), so entries are kept for one fingerprint of the
+// replica's index: any create, update or delete the index receives
 // empties the cache. Synonym rules are applied after it and are not in it.
 type analysisCache struct {
-	mu      sync.Mutex
-	gen     Fingerprint
-	entries map[analysisKey][]queryWord
+	mu          sync.Mutex
+	gen         Fingerprint
+	entries     map[analysisKey][]queryWord
+	corrections map[analysisKey]correction
+}
+
+// correction is the words of a text after typo correction, and whether
+// any word got one.
+type correction struct {
+	words     []queryWord
+	corrected bool
 }
 
 type analysisKey struct{ version, text string }
@@ -303,10 +329,33 @@ func (c *analysisCache) get(gen Fingerprint, version, text string) ([]queryWord,
 func (c *analysisCache) put(gen Fingerprint, version, text string, words []queryWord) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen || c.entries == nil || len(c.entries) >= maxAnalyses {
-		c.gen, c.entries = gen, map[analysisKey][]queryWord{}
-	}
+	c.startOverUnless(gen)
 	c.entries[analysisKey{version, text}] = cloneWords(words)
+}
+
+func (c *analysisCache) getCorrected(gen Fingerprint, version, text string) (correction, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return correction{}, false
+	}
+	got, ok := c.corrections[analysisKey{version, text}]
+	return correction{words: cloneWords(got.words), corrected: got.corrected}, ok
+}
+
+func (c *analysisCache) putCorrected(gen Fingerprint, version, text string, cr correction) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.startOverUnless(gen)
+	c.corrections[analysisKey{version, text}] = correction{words: cloneWords(cr.words), corrected: cr.corrected}
+}
+
+// startOverUnless empties the cache unless it holds entries of gen and
+// has room; the caller holds mu.
+func (c *analysisCache) startOverUnless(gen Fingerprint) {
+	if c.gen != gen || c.entries == nil || len(c.entries)+len(c.corrections) >= maxAnalyses {
+		c.gen, c.entries, c.corrections = gen, map[analysisKey][]queryWord{}, map[analysisKey]correction{}
+	}
 }
 
 // cloneWords copies words deep enough that typo correction, which

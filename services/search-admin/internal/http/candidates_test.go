@@ -91,3 +91,33 @@ func TestACachedQueryAnalysisFollowsTheCatalogsVocabulary(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestCachedTypoCorrectionsFollowTheCatalogsVocabulary repeats a query
+// whose typo correction the replica caches: a word no document knows is
+// corrected to the nearest catalog word, and once a Servico brings the word
+// itself into the catalog it is no typo any more, so the cached correction
+// must be dropped.
+func TestCachedTypoCorrectionsFollowTheCatalogsVocabulary(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Licença sanitária", "resumo": "Vigilância de estabelecimentos."})
+	app.waitForVectors(t, 1)
+	q := url.Values{"q": {"licensa "}, "mode": {catalog.ModeKeyword}}
+	for range 2 {
+		if got := names(app.searchPage(t, q)); len(got) != 1 || got[0] != "Licença sanitária" {
+			t.Fatalf("a misspelt word found %v, want its correction's [Licença sanitária]", got)
+		}
+	}
+	app.publish(t, map[string]any{"nome_servico": "Licensa Antiga", "resumo": "Arquivo de licensas."})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := names(app.searchPage(t, q))
+		if len(got) == 1 && got[0] == "Licensa Antiga" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after the catalog learnt the word, %q still finds %v, want only [Licensa Antiga]", q.Get("q"), got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
