@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -13,15 +12,19 @@ import (
 // tokenCache remembers the claims of recently verified Authorization
 // headers, so that a client reusing its token (the normal case) costs one
 // signature check per token instead of one per request. Only verified
-// tokens are stored, keyed by a hash of the whole header, so a forged token
-// can never hit the cache. An entry serves until its token expires or its
+// tokens are stored, keyed by the whole header itself (not a hash of it), so
+// a forged or different token can never hit the cache, and a hit costs a map
+// lookup: no cryptographic hash, no allocation. Only a header of the plain
+// form "Bearer <token>" is stored, so an entry is the size of its token,
+// which the identity provider minted: padding a valid token with spaces
+// cannot make a client's entries any larger. An entry serves until its token expires or its
 // signing key leaves the identity provider's JWKS, whichever comes first.
 // The cache is a bounded LRU: when full, the least recently used token goes,
 // so one client minting tokens cannot evict everyone else's.
 type tokenCache struct {
 	verifier authenticator
 	now      func() time.Time
-	entries  *lru.Cache[[sha256.Size]byte, *auth.Claims] // nil when off
+	entries  *lru.Cache[string, *auth.Claims] // by Authorization header; nil when off
 }
 
 // authenticator verifies bearer tokens and knows which signing keys it
@@ -37,7 +40,7 @@ func newTokenCache(verifier authenticator, maxEntries int) (*tokenCache, error) 
 	c := &tokenCache{verifier: verifier, now: time.Now}
 	if maxEntries > 0 {
 		var err error
-		if c.entries, err = lru.New[[sha256.Size]byte, *auth.Claims](maxEntries); err != nil {
+		if c.entries, err = lru.New[string, *auth.Claims](maxEntries); err != nil {
 			return nil, err
 		}
 	}
@@ -49,10 +52,12 @@ func newTokenCache(verifier authenticator, maxEntries int) (*tokenCache, error) 
 // verified before, its token has not expired and its signing key is still
 // held; it costs no cryptography and allocates nothing.
 func (c *tokenCache) Cached(authorization [][]byte) (*auth.Claims, bool) {
-	key, ok := c.key(authorization)
-	if !ok {
+	if c.entries == nil || len(authorization) != 1 {
 		return nil, false
 	}
+	// The lookup reads the header in place: neither Get nor Remove keeps
+	// the key they are given.
+	key := b2s(authorization[0])
 	claims, ok := c.entries.Get(key)
 	if !ok {
 		return nil, false
@@ -71,8 +76,8 @@ func (c *tokenCache) Authenticate(ctx context.Context, authorization [][]byte) (
 	if err != nil {
 		return nil, err
 	}
-	if key, ok := c.key(authorization); ok {
-		c.entries.Add(key, claims)
+	if c.entries != nil && len(authorization) == 1 && plainBearer(authorization[0]) {
+		c.entries.Add(string(authorization[0]), claims) // a copy: the request's bytes are reused
 	}
 	return claims, nil
 }
@@ -84,13 +89,26 @@ func (c *tokenCache) HoldsKeyFor(authorization [][]byte) bool {
 	return c.verifier.HoldsKeyForHeader(headerStrings(authorization))
 }
 
-// key hashes a single Authorization header; requests with none or several
-// are never cached.
-func (c *tokenCache) key(authorization [][]byte) ([sha256.Size]byte, bool) {
-	if c.entries == nil || len(authorization) != 1 {
-		return [sha256.Size]byte{}, false
+// plainBearer reports whether header, which the verifier accepted, is
+// "Bearer", one space and the token, with no other space around or between:
+// the only form the cache stores, so that an entry is no larger than its
+// token. The verifier also accepts padded forms, which are verified each
+// time.
+func plainBearer(header []byte) bool {
+	const prefix = len("Bearer ")
+	if len(header) <= prefix || header[prefix-1] != ' ' || header[prefix] == ' ' {
+		return false
 	}
-	return sha256.Sum256(authorization[0]), true
+	if c := header[0]; c != 'B' && c != 'b' {
+		return false
+	}
+	switch c := header[len(header)-1]; {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+	case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/', c == '=':
+	default:
+		return false
+	}
+	return true
 }
 
 // headerStrings copies header values into strings.

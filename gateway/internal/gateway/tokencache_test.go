@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"sync/atomic"
 	"testing"
@@ -113,6 +114,73 @@ func TestTokenCache(t *testing.T) {
 			t.Fatalf("Authenticate(expired) = %v, want 401", err)
 		}
 	})
+}
+
+func TestTokenCacheKeysByTheWholeHeader(t *testing.T) {
+	t.Parallel()
+	c, cv, _, idp := newCache(t, 10)
+	header := bearer(idp.Token(t, "reader"))
+	if _, err := authenticate(c, header); err != nil {
+		t.Fatal(err)
+	}
+	// Every header one byte away from the cached one misses: none of them
+	// shares the entry of the token that was verified.
+	for i := range header[0] {
+		for _, flip := range []byte{0x01, 0x20, 0x80} {
+			other := bytes.Clone(header[0])
+			other[i] ^= flip
+			if claims, ok := c.Cached([][]byte{other}); ok {
+				t.Fatalf("header with byte %d changed (%q) hit the cache: %+v", i, other[i], claims)
+			}
+		}
+	}
+	for _, other := range []string{string(header[0][:len(header[0])-1]), string(header[0]) + "A", string(header[0]) + "="} {
+		if _, ok := c.Cached([][]byte{[]byte(other)}); ok {
+			t.Fatalf("header %q hit the cache of another", other)
+		}
+	}
+	// A header's bytes changed after it was cached do not change the entry:
+	// the cache keeps its own copy.
+	if _, ok := c.Cached(header); !ok {
+		t.Fatal("the verified header itself misses")
+	}
+	kept := bytes.Clone(header[0])
+	header[0][len(header[0])-1] ^= 0x01
+	if _, ok := c.Cached([][]byte{kept}); !ok {
+		t.Fatal("the entry changed with the request's bytes")
+	}
+	if n := cv.calls.Load(); n != 1 {
+		t.Fatalf("the verifier ran %d times, want 1", n)
+	}
+}
+
+func TestTokenCacheStoresOnlyThePlainBearerForm(t *testing.T) {
+	t.Parallel()
+	c, cv, _, idp := newCache(t, 10)
+	token := idp.Token(t, "reader")
+	// Padded forms the verifier accepts are verified each time: an entry is
+	// never larger than its token.
+	for _, h := range []string{"Bearer  " + token, "Bearer " + token + " ", " Bearer " + token, "Bearer " + token + "\t"} {
+		for range 2 {
+			if _, err := authenticate(c, [][]byte{[]byte(h)}); err != nil {
+				t.Fatalf("Authenticate(%q) = %v", h, err)
+			}
+		}
+	}
+	if n := c.entries.Len(); n != 0 {
+		t.Fatalf("the cache holds %d padded headers", n)
+	}
+	if n := cv.calls.Load(); n != 8 {
+		t.Fatalf("the verifier ran %d times, want 8", n)
+	}
+	for range 2 {
+		if _, err := authenticate(c, [][]byte{[]byte("bearer " + token)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cv.calls.Load(); n != 9 {
+		t.Fatalf("the plain form with a lower-case scheme was verified %d times, want once", n-8)
+	}
 }
 
 func TestTokenCacheStaysBounded(t *testing.T) {
