@@ -18,6 +18,7 @@ FUZZTIME="${FUZZTIME:-5s}"
 targets=(
   "./pkg/problem FuzzDecodeJSON"
   "./pkg/auth FuzzAuthenticate"
+  "./pkg/server FuzzRequestLine"
   "./gateway/internal/route FuzzCanonicalPathsStayInTheirRoute"
   "./services/jobs/internal/jobs FuzzUniqueName"
   "./services/jobs/internal/http FuzzBodies"

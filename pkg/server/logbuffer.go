@@ -13,8 +13,9 @@ import (
 // per access-log line. A line that comes after an interval with none (the
 // first line of the program, a request on an idle gateway) is written at
 // once, so a quiet program's log is as prompt as an unbuffered one. slog's
-// handlers write each record in one Write call, so lines are never split
-// or mixed. What was logged in the last interval is lost if the process is
+// handlers write each record in one Write call, and the access-log lines
+// NewLogger's JSON logger writes by hand are encoded under the buffer's
+// lock, so lines are never split or mixed. What was logged in the last interval is lost if the process is
 // killed; Close writes the rest on a normal exit.
 type LogBuffer struct {
 	mu sync.Mutex
@@ -66,6 +67,20 @@ func (b *LogBuffer) Write(p []byte) (int, error) {
 		err = b.w.Flush()
 	}
 	return n, err
+}
+
+// writeLine writes the line l appends, encoded straight into the buffer's
+// free space (copied once more only when it does not fit there).
+func (b *LogBuffer) writeLine(l *requestLine) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, err := b.w.Write(l.appendTo(b.w.AvailableBuffer()))
+	b.written = true
+	if b.idle && err == nil {
+		b.idle = false
+		err = b.w.Flush()
+	}
+	return err
 }
 
 // Flush writes what is buffered.

@@ -26,16 +26,25 @@ func NewLogger(w io.Writer, cfg LogConfig) *slog.Logger {
 		level = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if strings.EqualFold(cfg.Format, "text") {
-		h = slog.NewTextHandler(w, opts)
+		return slog.New(contextHandler{Handler: slog.NewTextHandler(w, opts)})
 	}
-	return slog.New(contextHandler{h})
+	h := contextHandler{Handler: slog.NewJSONHandler(w, opts)}
+	if lb, ok := w.(*LogBuffer); ok {
+		h.requests = &requestLines{w: lb, level: level}
+	}
+	return slog.New(h)
 }
 
 // contextHandler adds request_id and trace_id (when the request is traced)
 // from the record's context.
-type contextHandler struct{ slog.Handler }
+type contextHandler struct {
+	slog.Handler
+	// requests, when set, writes the access-log lines of a JSON handler
+	// with no attributes or groups of its own in front of a LogBuffer
+	// (the gateway's logger), bypassing slog for the same bytes.
+	requests *requestLines
+}
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if id := requestid.From(ctx); id != "" {
@@ -48,11 +57,11 @@ func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return contextHandler{h.Handler.WithAttrs(attrs)}
+	return contextHandler{Handler: h.Handler.WithAttrs(attrs)}
 }
 
 func (h contextHandler) WithGroup(name string) slog.Handler {
-	return contextHandler{h.Handler.WithGroup(name)}
+	return contextHandler{Handler: h.Handler.WithGroup(name)}
 }
 
 // DefaultLogger returns the logger of a program's process: cfg's level and

@@ -124,6 +124,12 @@ func logRequest(ctx context.Context, logger *slog.Logger, method, path, route st
 	if status >= 500 {
 		level = slog.LevelError
 	}
+	if h, ok := logger.Handler().(contextHandler); ok && h.requests != nil && h.requests.log(&requestLine{
+		ctx: ctx, time: time.Now(), level: level, method: method, path: path, route: route,
+		status: status, bytes: bytes, d: d, remote: remote,
+	}) {
+		return
+	}
 	logger.LogAttrs(ctx, level, "request",
 		slog.String("method", method),
 		slog.String("path", path),
