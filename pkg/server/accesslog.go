@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"log/slog"
+	"net"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -38,6 +39,7 @@ type requestLine struct {
 	bytes  int64
 	d      time.Duration
 	remote string
+	addr   net.Addr // when set, the client's address instead of remote
 }
 
 // log writes l, when its level is enabled; it reports false, having written
@@ -75,7 +77,11 @@ func (l *requestLine) appendTo(b []byte) []byte {
 	b = append(b, `,"duration":`...)
 	b = strconv.AppendInt(b, int64(l.d), 10)
 	b = append(b, `,"remote":"`...)
-	b = appendJSONString(b, l.remote)
+	if l.addr != nil {
+		b = appendAddr(b, l.addr)
+	} else {
+		b = appendJSONString(b, l.remote)
+	}
 	b = append(b, '"')
 	if id := requestid.From(l.ctx); id != "" {
 		b = append(b, `,"request_id":"`...)
@@ -140,6 +146,27 @@ func appendJSONString(buf []byte, s string) []byte {
 		i += size
 	}
 	return append(buf, s[start:]...)
+}
+
+// appendAddr appends addr.String() escaped, formatting a TCP address (a
+// client's) in place instead of building its string.
+func appendAddr(b []byte, addr net.Addr) []byte {
+	a, ok := addr.(*net.TCPAddr)
+	if !ok || a == nil || a.Zone != "" || (len(a.IP) != 0 && len(a.IP) != net.IPv4len && len(a.IP) != net.IPv6len) {
+		return appendJSONString(b, addr.String())
+	}
+	// As TCPAddr.String: net.JoinHostPort of the IP (nothing for none,
+	// IP.String otherwise, which AppendText appends) and the port.
+	v6 := len(a.IP) == net.IPv6len && a.IP.To4() == nil
+	if v6 {
+		b = append(b, '[')
+	}
+	b, _ = a.IP.AppendText(b)
+	if v6 {
+		b = append(b, ']')
+	}
+	b = append(b, ':')
+	return strconv.AppendInt(b, int64(a.Port), 10)
 }
 
 const hexDigits = "0123456789abcdef"

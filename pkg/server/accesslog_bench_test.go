@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"net"
 	"testing"
 	"time"
 )
@@ -15,8 +16,9 @@ func BenchmarkAccessLogLine(b *testing.B) {
 	defer buf.Close()
 	logger := NewLogger(buf, LogConfig{Level: "info", Format: "json"})
 	s := &scope{Context: context.Background(), id: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", logger: logger}
+	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 54321}
 	b.ReportAllocs()
 	for b.Loop() {
-		logRequest(s, logger, "GET", "/go/v1/api/v1/empregos", "/go/v1", 200, 1234, 1234567*time.Nanosecond, "127.0.0.1:54321")
+		logRequest(s, logger, "GET", "/go/v1/api/v1/empregos", "/go/v1", 200, 1234, 1234567*time.Nanosecond, "", remote)
 	}
 }

@@ -3,12 +3,16 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
+	"net"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/valyala/fasthttp"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -18,6 +22,10 @@ func slogLine(t testing.TB, l *requestLine) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	h := contextHandler{Handler: slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})}
+	remote := l.remote
+	if l.addr != nil {
+		remote = l.addr.String()
+	}
 	r := slog.NewRecord(l.time, l.level, "request", 0)
 	r.AddAttrs(
 		slog.String("method", l.method),
@@ -26,7 +34,7 @@ func slogLine(t testing.TB, l *requestLine) []byte {
 		slog.Int("status", l.status),
 		slog.Int64("bytes", l.bytes),
 		slog.Duration("duration", l.d),
-		slog.String("remote", l.remote),
+		slog.String("remote", remote),
 	)
 	if err := h.Handle(l.ctx, r); err != nil {
 		t.Fatal(err)
@@ -101,6 +109,29 @@ func TestRequestLineIsWhatSlogWrites(t *testing.T) {
 	}
 }
 
+// A client's address is written as its String, whatever its form.
+func TestRequestLineAddressIsItsString(t *testing.T) {
+	t.Parallel()
+	addrs := []net.Addr{
+		&net.TCPAddr{IP: net.IPv4(192, 168, 1, 20), Port: 54321},
+		&net.TCPAddr{IP: net.IP{10, 0, 0, 1}, Port: 80},
+		&net.TCPAddr{IP: net.ParseIP("2001:db8::1"), Port: 443},
+		&net.TCPAddr{IP: net.ParseIP("::ffff:10.1.2.3"), Port: 1},
+		&net.TCPAddr{IP: net.ParseIP("::"), Port: 0},
+		&net.TCPAddr{IP: net.ParseIP("fe80::1"), Port: 8080, Zone: "eth0"},
+		&net.TCPAddr{Port: 9},
+		&net.TCPAddr{IP: net.IP{1, 2, 3}, Port: 9},
+		&net.TCPAddr{IP: net.IPv4(1, 2, 3, 4), Port: -1},
+		(*net.TCPAddr)(nil),
+		&net.UDPAddr{IP: net.IPv4(1, 2, 3, 4), Port: 53},
+		&net.UnixAddr{Name: "/run/\"sock\n", Net: "unix"},
+		net.TCPAddrFromAddrPort(netip.MustParseAddrPort("[2001:db8::ff]:65535")),
+	}
+	for _, a := range addrs {
+		checkRequestLine(t, &requestLine{ctx: context.Background(), time: time.Unix(1, 0), level: slog.LevelInfo, method: "GET", path: "/", addr: a})
+	}
+}
+
 func FuzzRequestLine(f *testing.F) {
 	for _, s := range hostile {
 		f.Add(s, int64(0))
@@ -123,8 +154,8 @@ func TestAccessLogLineThroughTheLogBuffer(t *testing.T) {
 		t.Fatal("the JSON logger in front of a LogBuffer does not write access-log lines itself")
 	}
 	ctx := &scope{Context: context.Background(), id: "req-1"}
-	logRequest(ctx, logger, "GET", "/a\"b\xff", "/go/v1", 200, 5, time.Millisecond, "10.0.0.1:2")
-	logRequest(ctx, logger, "POST", "/x", "/go/v1", 503, -1, time.Second, "10.0.0.1:3")
+	logRequest(ctx, logger, "GET", "/a\"b\xff", "/go/v1", 200, 5, time.Millisecond, "", &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 2})
+	logRequest(ctx, logger, "POST", "/x", "/go/v1", 503, -1, time.Second, "10.0.0.1:3", nil)
 	logger.InfoContext(ctx, "other") // slog's own path, in order with the lines around it
 	if err := buf.Close(); err != nil {
 		t.Fatal(err)
@@ -156,8 +187,8 @@ func TestAccessLogLineThroughTheLogBuffer(t *testing.T) {
 	out.Reset()
 	buf = NewLogBuffer(&out, time.Hour)
 	logger = NewLogger(buf, LogConfig{Level: "error", Format: "json"})
-	logRequest(ctx, logger, "GET", "/quiet", "/go/v1", 200, 5, time.Millisecond, "10.0.0.1:2")
-	logRequest(ctx, logger, "GET", "/loud", "/go/v1", 500, 5, time.Millisecond, "10.0.0.1:2")
+	logRequest(ctx, logger, "GET", "/quiet", "/go/v1", 200, 5, time.Millisecond, "10.0.0.1:2", nil)
+	logRequest(ctx, logger, "GET", "/loud", "/go/v1", 500, 5, time.Millisecond, "10.0.0.1:2", nil)
 	_ = buf.Close()
 	if s := out.String(); strings.Contains(s, "/quiet") || !strings.Contains(s, `"level":"ERROR","msg":"request","method":"GET","path":"/loud"`) {
 		t.Errorf("at level error the log is:\n%s", s)
@@ -167,4 +198,52 @@ func TestAccessLogLineThroughTheLogBuffer(t *testing.T) {
 	if h, ok := logger.With("k", "v").Handler().(contextHandler); !ok || h.requests != nil {
 		t.Error("a logger with attributes of its own bypasses slog")
 	}
+}
+
+// A request served by a FastHandler whose logger is the gateway's (JSON in
+// front of a LogBuffer) is logged with the bytes slog would write.
+func TestFastHandlerAccessLogLineIsWhatSlogWrites(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	buf := NewLogBuffer(&out, time.Hour)
+	logger := NewLogger(buf, LogConfig{Level: "info", Format: "json"})
+	h := NewFastHandler(FastOptions{Logger: logger, Metrics: NewMetrics(), App: func(c *fasthttp.RequestCtx) {
+		SetFastRoute(c, "/go/v1")
+		c.SetStatusCode(201)
+		c.SetBodyString("hello")
+	}})
+	remote := &net.TCPAddr{IP: net.ParseIP("2001:db8::7"), Port: 40000}
+	var req fasthttp.Request
+	req.SetRequestURI(`/go/v1/a%22b/%C3%A9t%C3%A9/%E2%80%A8?q=1`)
+	req.Header.SetMethod("PATCH")
+	var c fasthttp.RequestCtx
+	c.Init(&req, remote, nil)
+	h.Serve(&c)
+	if err := buf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	line := out.String()
+	ts, _, _ := strings.Cut(strings.TrimPrefix(line, `{"time":"`), `"`)
+	tm, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	id := string(c.Response.Header.Peek("X-Request-Id"))
+	want := slogLine(t, &requestLine{
+		ctx: &scope{Context: context.Background(), id: id}, time: tm, level: slog.LevelInfo,
+		method: "PATCH", path: "/go/v1/a\"b/été/\u2028", route: "/go/v1", status: 201, bytes: 5, d: mustDuration(t, line), remote: remote.String(),
+	})
+	if line != string(want) {
+		t.Fatalf("the access-log line differs from slog's\n got: %s\nwant: %s", line, want)
+	}
+}
+
+// mustDuration reads the duration field of a log line.
+func mustDuration(t *testing.T, line string) time.Duration {
+	t.Helper()
+	var v struct{ Duration int64 }
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(v.Duration)
 }

@@ -137,7 +137,7 @@ func (h *FastHandler) begin(c *fasthttp.RequestCtx) *fastScope {
 		if c.IsTLS() {
 			scheme = "https"
 		}
-		s.Context, s.span = startServerSpan(ctx, h.tracer, string(c.Method()), scheme, fastProtocolVersion(c))
+		s.Context, s.span = startServerSpan(ctx, h.tracer, methodString(c.Method()), scheme, fastProtocolVersion(c))
 	}
 	c.SetUserValue(fastScopeKey{}, s)
 	return s
@@ -163,7 +163,7 @@ func requestIDOf(c *fasthttp.RequestCtx) string {
 // duration is the time to the response's header.
 func (h *FastHandler) finish(c *fasthttp.RequestCtx, s *fastScope) {
 	status := c.Response.StatusCode()
-	method := string(c.Method())
+	method := methodString(c.Method())
 	d := time.Since(s.start)
 	if s.span != nil {
 		endServerSpan(s.span, method, s.route.route, status)
@@ -171,7 +171,7 @@ func (h *FastHandler) finish(c *fasthttp.RequestCtx, s *fastScope) {
 	}
 	h.o.Metrics.observe(s.route.route, method, status, d)
 	if !s.probe {
-		logRequest(s, h.o.Logger, method, FastPath(c), s.route.route, status, fastBodySize(c), d, c.RemoteAddr().String())
+		logRequest(s, h.o.Logger, method, FastPath(c), s.route.route, status, fastBodySize(c), d, "", c.RemoteAddr())
 	}
 }
 
@@ -250,6 +250,27 @@ func fastBodySize(c *fasthttp.RequestCtx) int64 {
 		return int64(c.Response.Header.ContentLength())
 	}
 	return int64(len(c.Response.Body()))
+}
+
+// methodString is string(method), without a copy for the common methods.
+func methodString(method []byte) string {
+	switch string(method) { // a comparison, not a conversion
+	case fasthttp.MethodGet:
+		return fasthttp.MethodGet
+	case fasthttp.MethodPost:
+		return fasthttp.MethodPost
+	case fasthttp.MethodHead:
+		return fasthttp.MethodHead
+	case fasthttp.MethodPut:
+		return fasthttp.MethodPut
+	case fasthttp.MethodPatch:
+		return fasthttp.MethodPatch
+	case fasthttp.MethodDelete:
+		return fasthttp.MethodDelete
+	case fasthttp.MethodOptions:
+		return fasthttp.MethodOptions
+	}
+	return string(method)
 }
 
 func fastProtocolVersion(c *fasthttp.RequestCtx) string {

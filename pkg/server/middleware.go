@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"time"
@@ -113,22 +114,30 @@ func AccessLog(logger *slog.Logger, skip ...string) Middleware {
 			rec := wrap(w)
 			ctx, info := withRoute(r.Context())
 			next.ServeHTTP(rec, withContext(r, ctx))
-			logRequest(r.Context(), logger, r.Method, r.URL.Path, info.route, rec.status, rec.bytes, time.Since(start), r.RemoteAddr)
+			logRequest(r.Context(), logger, r.Method, r.URL.Path, info.route, rec.status, rec.bytes, time.Since(start), r.RemoteAddr, nil)
 		})
 	}
 }
 
-// logRequest writes the access-log line of one request.
-func logRequest(ctx context.Context, logger *slog.Logger, method, path, route string, status int, bytes int64, d time.Duration, remote string) {
+// logRequest writes the access-log line of one request. The client's
+// address is remote, or addr's String when addr is set (formatted only if
+// the line is written).
+func logRequest(ctx context.Context, logger *slog.Logger, method, path, route string, status int, bytes int64, d time.Duration, remote string, addr net.Addr) {
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
 	}
 	if h, ok := logger.Handler().(contextHandler); ok && h.requests != nil && h.requests.log(&requestLine{
 		ctx: ctx, time: time.Now(), level: level, method: method, path: path, route: route,
-		status: status, bytes: bytes, d: d, remote: remote,
+		status: status, bytes: bytes, d: d, remote: remote, addr: addr,
 	}) {
 		return
+	}
+	if addr != nil {
+		if !logger.Enabled(ctx, level) {
+			return
+		}
+		remote = addr.String()
 	}
 	logger.LogAttrs(ctx, level, "request",
 		slog.String("method", method),
