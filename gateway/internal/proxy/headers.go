@@ -18,6 +18,12 @@ var identityPrefixes = []string{
 
 // isIdentityHeader reports whether name claims an identity.
 func isIdentityHeader(name string) bool {
+	if name == "" {
+		return false
+	}
+	if c := name[0] | 0x20; c != 'x' && c != 'r' { // every prefix starts with one of these
+		return false
+	}
 	for _, p := range identityPrefixes {
 		if hasFoldedPrefix(name, p) {
 			return true

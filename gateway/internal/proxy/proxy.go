@@ -162,14 +162,19 @@ func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forwar
 	h := &req.Header
 	h.DisableNormalizing() // names come canonical from the server
 	h.SetMethodBytes(c.Method())
-	path := (&url.URL{Path: f.Path, RawPath: f.RawPath}).EscapedPath()
-	uri := make([]byte, 0, len(u.base)+len(path)+len(u.query)+len(c.URI().QueryString())+3)
-	uri = append(uri, u.base...)
-	uri = append(uri, path...)
-	if len(uri) == 0 || uri[0] != '/' {
-		uri = append([]byte{'/'}, uri...)
+	path := escapedPath(f.Path, f.RawPath)
+	q := c.URI().QueryString()
+	// The URI is built on the stack unless it is long; the header keeps a
+	// copy.
+	var buf [256]byte
+	uri := buf[:0]
+	switch {
+	case u.base != "" && u.base[0] == '/', u.base == "" && path != "" && path[0] == '/':
+	default:
+		uri = append(uri, '/')
 	}
-	switch q := c.URI().QueryString(); {
+	uri = append(append(uri, u.base...), path...)
+	switch {
 	case u.query != "" && len(q) > 0:
 		uri = append(append(append(append(uri, '?'), u.query...), '&'), q...)
 	case u.query != "" || len(q) > 0:
@@ -186,34 +191,61 @@ func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forwar
 		}
 		h.AddBytesKV(name, value)
 	}
+	// The headers below were all dropped from the client's above: they are
+	// added, without the search for an existing one that Set makes.
 	if te := in.Peek("Te"); bytes.Contains(bytes.ToLower(te), []byte("trailers")) {
-		h.Set("Te", "trailers")
+		h.Add("Te", "trailers")
 	}
-	h.Set("X-Forwarded-For", f.ForwardedFor)
-	h.SetBytesV("X-Forwarded-Host", in.Host())
-	h.Set("X-Forwarded-Proto", map[bool]string{false: "http", true: "https"}[c.IsTLS()])
-	h.Set(server.ForwardedPrefixHeader, u.route.Prefix)
-	h.Set(HeaderClientID, f.ClientID)
+	h.Add("X-Forwarded-For", f.ForwardedFor)
+	h.AddBytesV("X-Forwarded-Host", in.Host())
+	if c.IsTLS() {
+		h.Add("X-Forwarded-Proto", "https")
+	} else {
+		h.Add("X-Forwarded-Proto", "http")
+	}
+	h.Add(server.ForwardedPrefixHeader, u.route.Prefix)
+	h.Add(HeaderClientID, f.ClientID)
 	if f.Department != "" {
-		h.Set(HeaderDepartment, f.Department)
+		h.Add(HeaderDepartment, f.Department)
 	}
 	if body != nil {
 		req.SetBodyStream(body, max(in.ContentLength(), -1)) // -1: chunked, as it came
 	}
 }
 
+// escapedPath is (&url.URL{Path: path, RawPath: rawPath}).EscapedPath(),
+// without its checks for the common path that is the same both ways and
+// holds only characters no escaping touches.
+func escapedPath(path, rawPath string) string {
+	if path == rawPath {
+		plain := true
+		for i := 0; i < len(path) && plain; i++ {
+			c := path[i]
+			plain = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+				c == '/' || c == '-' || c == '.' || c == '_' || c == '~'
+		}
+		if plain {
+			return rawPath
+		}
+	}
+	return (&url.URL{Path: path, RawPath: rawPath}).EscapedPath()
+}
+
 // b2s reads b as a string without copying it, for a lookup that does not
 // keep it.
 func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// hopByHop are the headers of one connection, never forwarded (RFC 9110 7.6.1).
-var hopByHop = map[string]bool{
-	"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
-	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
-	"Content-Length": true, "Host": true,
+// isHopByHop reports whether name (canonical) is a header of one
+// connection, never forwarded (RFC 9110 7.6.1).
+func isHopByHop(name string) bool {
+	switch name {
+	case "Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate",
+		"Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+		"Content-Length", "Host":
+		return true
+	}
+	return false
 }
-
-func isHopByHop(name string) bool { return hopByHop[name] }
 
 // forwardedByGateway are the headers the gateway writes itself; a client's
 // own (Forwarded among them) are dropped.
