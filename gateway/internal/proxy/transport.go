@@ -51,17 +51,23 @@ func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 			if err != nil {
 				return nil, err
 			}
-			return &deadlineConn{Conn: conn}, nil
+			dc := &deadlineConn{Conn: conn}
+			dc.local = &connAddr{Addr: conn.LocalAddr(), conn: dc}
+			return dc, nil
 		},
 	}
 }
 
 // deadlineConn is an upstream connection whose read deadline the proxy can
 // clear once the response headers are in: its LocalAddr, which fasthttp
-// hands to the Response, leads back to it.
-type deadlineConn struct{ net.Conn }
+// hands to the Response on every request, leads back to it. The address is
+// made once per connection, not once per request.
+type deadlineConn struct {
+	net.Conn
+	local *connAddr
+}
 
-func (c *deadlineConn) LocalAddr() net.Addr { return connAddr{c.Conn.LocalAddr(), c} }
+func (c *deadlineConn) LocalAddr() net.Addr { return c.local }
 
 type connAddr struct {
 	net.Addr
@@ -70,7 +76,7 @@ type connAddr struct {
 
 // keepReading lifts the response-header deadline from resp's connection.
 func keepReading(resp *fasthttp.Response) {
-	if a, ok := resp.LocalAddr().(connAddr); ok {
+	if a, ok := resp.LocalAddr().(*connAddr); ok {
 		_ = a.conn.Conn.SetReadDeadline(time.Time{})
 	}
 }

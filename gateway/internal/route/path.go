@@ -88,7 +88,13 @@ func (p Path) HasPrefix(prefix []string) bool {
 // escaped form, always starting with "/".
 func (p Path) Rest(n int) (decoded, escaped string) {
 	trailing := p.TrailingSlash && n < len(p.Segments)
-	return join(p.Segments[n:], trailing), join(p.Escaped[n:], trailing)
+	escaped = join(p.Escaped[n:], trailing)
+	for i, s := range p.Segments[n:] {
+		if s != p.Escaped[n+i] {
+			return join(p.Segments[n:], trailing), escaped
+		}
+	}
+	return escaped, escaped // nothing was escaped: one string serves both
 }
 
 // join is "/" + strings.Join(segs, "/"), and a trailing "/" when asked,
