@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,7 +13,14 @@ import (
 // Metrics are the upstream series of the gateway.
 type Metrics struct {
 	latency *prometheus.HistogramVec
+	// observers holds the histogram of every route and outcome seen,
+	// copied on write, so a call finds its series with one map lookup
+	// instead of WithLabelValues' label hash and locked lookup.
+	mu        sync.Mutex
+	observers atomic.Pointer[map[outcomeKey]prometheus.Observer]
 }
+
+type outcomeKey struct{ route, outcome string }
 
 // NewMetrics creates the upstream latency histogram and registers it with reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
@@ -48,5 +57,36 @@ var statusCodes = func() (codes [600]string) {
 
 // observeOutcome records an upstream call that ended with outcome.
 func (m *Metrics) observeOutcome(route, outcome string, start time.Time) {
-	m.latency.WithLabelValues(route, outcome).Observe(time.Since(start).Seconds())
+	m.observer(route, outcome).Observe(time.Since(start).Seconds())
+}
+
+// observer returns the series of route and outcome, creating it on first
+// use. Routes are the configured prefixes and outcomes a bounded set, so
+// the map stays small.
+func (m *Metrics) observer(route, outcome string) prometheus.Observer {
+	k := outcomeKey{route, outcome}
+	if p := m.observers.Load(); p != nil {
+		if o, ok := (*p)[k]; ok {
+			return o
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := m.observers.Load()
+	if old != nil {
+		if o, ok := (*old)[k]; ok {
+			return o
+		}
+	}
+	o := m.latency.WithLabelValues(route, outcome)
+	next := make(map[outcomeKey]prometheus.Observer, 1)
+	if old != nil {
+		next = make(map[outcomeKey]prometheus.Observer, len(*old)+1)
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	next[k] = o
+	m.observers.Store(&next)
+	return o
 }
