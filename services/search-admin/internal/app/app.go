@@ -110,7 +110,7 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
-		Catalog:   catalog.NewService(store, schemas, a.embedder, logger),
+		Catalog:   catalog.NewService(store, schemas, a.embedder, a.vectors, logger),
 		Synonyms:  catalog.NewSynonyms(store, logger),
 		Search:    searcher,
 		Reindexer: a.reindexer, Verifier: a.Verifier, Idempotency: a.Keys.Wrap,

@@ -135,18 +135,20 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, revision i
 const maxBoundedDepth = 1000
 
 // keywordSearch runs one full-text pass. When the replica's lexical index
-// holds the version and more Servicos match than KeywordCandidates (or the
-// page's depth), only the best candidates by the index's cheap score are
-// ranked, so the cost stays bounded however many match; the index counts
-// the matches and ranks the candidates by ts_rank from the positions it
-// holds, or Postgres does when the query is one only Postgres can rank. Otherwise Postgres ranks and counts every match, as
-// it always does for a catalog the index does not hold yet.
+// holds the version, it counts the matches and, for at most
+// KeywordCandidates of them (or the page's depth), the best by the index's
+// cheap score when more match, ranks them by ts_rank from the positions it
+// holds, or Postgres ranks those candidates when the query is one only
+// Postgres can rank; so the cost stays bounded however many match, and
+// Postgres is left the page's load. Otherwise (a catalog the index does not
+// hold yet, a page deeper than maxBoundedDepth) Postgres ranks and counts
+// every match.
 func (s *Searcher) keywordSearch(ctx context.Context, kq KeywordQuery) ([]ScoredID, int, error) {
 	depth := kq.Offset + kq.Limit
 	if s.cfg.KeywordCandidates > 0 && depth <= maxBoundedDepth {
 		n := max(s.cfg.KeywordCandidates, depth)
 		ids, total, ok := s.index.KeywordCandidates(kq.Version, kq.Terms, kq.Every, kq.Filter, n)
-		if ok && total > n {
+		if ok {
 			if hits, ranked := s.index.RankKeywords(kq.Version, kq.Terms, kq.Every, ids, kq.Limit, kq.Offset); ranked {
 				return hits, total, nil
 			}

@@ -226,8 +226,8 @@ type hybrid struct {
 // cannot be embedded it answers with the keyword ranking alone, degraded.
 // Only the fused candidates can be paged, so they are the total, marked
 // truncated when either ranking matched more than it handed over.
-// The query is embedded and the vectors scanned while Postgres ranks the
-// keywords, so hybrid costs about the slower of the two, not their sum.
+// The query is embedded and the vectors scanned while the keywords are
+// ranked, so hybrid costs about the slower of the two, not their sum.
 func (s *Searcher) hybridPage(ctx context.Context, schema Schema, revision int64, q SearchQuery, offset int) (hybrid, error) {
 	semCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

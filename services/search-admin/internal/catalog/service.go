@@ -18,13 +18,36 @@ type Service struct {
 	store    Store
 	schemas  *Registry
 	embedder Embedder
+	index    Refresher
 	log      *slog.Logger
 	now      func() time.Time
 }
 
-// NewService wires a Service.
-func NewService(store Store, schemas *Registry, embedder Embedder, log *slog.Logger) *Service {
-	return &Service{store: store, schemas: schemas, embedder: embedder, log: log, now: time.Now}
+// Refresher brings the replica's in-memory index up to date with the
+// stored state of some Servicos now; *VectorSync is one.
+type Refresher interface {
+	Refresh(ctx context.Context, ids ...string) error
+}
+
+// NewService wires a Service; after each write it refreshes index (when
+// not nil) with the Servico written, so this replica's searches see a
+// write as soon as it is answered (see refresh).
+func NewService(store Store, schemas *Registry, embedder Embedder, index Refresher, log *slog.Logger) *Service {
+	return &Service{store: store, schemas: schemas, embedder: embedder, index: index, log: log, now: time.Now}
+}
+
+// refresh brings the replica's index up to date with the Servico id just
+// written, instead of when its change notification arrives (milliseconds
+// later), so whoever wrote it finds it by the next search. A failure does
+// not fail the write: the notification, or the fingerprint recheck, still
+// brings the change.
+func (s *Service) refresh(ctx context.Context, id string) {
+	if s.index == nil {
+		return
+	}
+	if err := s.index.Refresh(ctx, id); err != nil {
+		s.log.WarnContext(ctx, "refresh the search index after a write", "servico_id", id, "err", err)
+	}
 }
 
 // Create validates in (adding violations to v) and stores a new Servico by
@@ -52,6 +75,7 @@ func (s *Service) Create(ctx context.Context, in Input, v *problem.Violations, a
 	if err := s.store.Create(ctx, sv, index); err != nil {
 		return nil, fmt.Errorf("create servico: %w", err)
 	}
+	s.refresh(ctx, sv.ID)
 	sv.AttachDocument(docs[0])
 	return sv, nil
 }
@@ -86,6 +110,7 @@ func (s *Service) Replace(ctx context.Context, id string, in Input, v *problem.V
 	if err != nil {
 		return nil, fmt.Errorf("replace servico: %w", err)
 	}
+	s.refresh(ctx, id)
 	sv.AttachDocument(docs[0])
 	return sv, nil
 }
@@ -108,7 +133,11 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
-	return s.store.Delete(ctx, id)
+	if err := s.store.Delete(ctx, id); err != nil {
+		return err
+	}
+	s.refresh(ctx, id)
+	return nil
 }
 
 // SetStatus publishes (stamping published_at when unset) or unpublishes the
@@ -128,6 +157,7 @@ func (s *Service) SetStatus(ctx context.Context, id string, status int) (*Servic
 	if err != nil {
 		return nil, fmt.Errorf("set servico status: %w", err)
 	}
+	s.refresh(ctx, id)
 	return s.store.Get(ctx, id)
 }
 

@@ -200,16 +200,33 @@ func (s *VectorSync) applyPending(ctx context.Context) error {
 		return s.loadAll(ctx)
 	}
 	if len(ids) > 0 {
-		version, entries, err := s.source.LoadVectorsOf(ctx, ids)
-		if err != nil {
-			return fmt.Errorf("reload changed vectors: %w", err)
-		}
-		if !s.index.Apply(version, entries, gone(ids, entries)) {
-			return s.loadAll(ctx)
+		if err := s.reloadOf(ctx, ids); err != nil {
+			return err
 		}
 	}
 	if recheck {
 		return s.recheck(ctx)
+	}
+	return nil
+}
+
+// Refresh reloads the Servicos ids into the index now, as their change
+// notifications would a moment later.
+func (s *VectorSync) Refresh(ctx context.Context, ids ...string) error {
+	s.reload.Lock()
+	defer s.reload.Unlock()
+	return s.reloadOf(ctx, ids)
+}
+
+// reloadOf reads the Servicos ids and applies them to the index, or
+// reloads everything when the version moved; the caller holds reload.
+func (s *VectorSync) reloadOf(ctx context.Context, ids []string) error {
+	version, entries, err := s.source.LoadVectorsOf(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("reload changed vectors: %w", err)
+	}
+	if !s.index.Apply(version, entries, gone(ids, entries)) {
+		return s.loadAll(ctx)
 	}
 	return nil
 }

@@ -305,3 +305,37 @@ func TestAWordFindsItsOtherNumberAndLostAccents(t *testing.T) {
 		})
 	}
 }
+
+// TestAWriteIsSearchableByKeywordAsSoonAsItIsAnswered searches right after
+// each write, without waiting: the replica that answered the write has
+// already applied it to the index its keyword ranking reads, so a create,
+// a rename, an unpublish and a delete each show in the next search.
+func TestAWriteIsSearchableByKeywordAsSoonAsItIsAnswered(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	search := func(q string) []string {
+		return names(app.searchPage(t, url.Values{"q": {q}, "mode": {catalog.ModeKeyword}}))
+	}
+	sv := app.publish(t, map[string]any{"nome_servico": "Feira de artesanato"})
+	if got := search("artesanato"); !slices.Equal(got, []string{"Feira de artesanato"}) {
+		t.Fatalf("right after the create: %q", got)
+	}
+	app.do(http.MethodPut, "/api/v1/admin/services/"+sv.ID, "catalog-admin", with(map[string]any{"nome_servico": "Poda de árvores", "status": 1})).servico(t, http.StatusOK)
+	if got, old := search("poda"), search("artesanato"); !slices.Equal(got, []string{"Poda de árvores"}) || len(old) != 0 {
+		t.Fatalf("right after the rename: new name %q, old name %q", got, old)
+	}
+	app.do(http.MethodPost, "/api/v1/admin/services/"+sv.ID+"/unpublish", "catalog-admin", nil).servico(t, http.StatusOK)
+	if got := search("poda"); len(got) != 0 {
+		t.Fatalf("right after the unpublish: %q", got)
+	}
+	app.do(http.MethodPost, "/api/v1/admin/services/"+sv.ID+"/publish", "catalog-admin", nil).servico(t, http.StatusOK)
+	if got := search("poda"); !slices.Equal(got, []string{"Poda de árvores"}) {
+		t.Fatalf("right after the publish: %q", got)
+	}
+	if r := app.do(http.MethodDelete, "/api/v1/admin/services/"+sv.ID, "catalog-admin", nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d", r.Status)
+	}
+	if got := search("poda"); len(got) != 0 {
+		t.Fatalf("right after the delete: %q", got)
+	}
+}
