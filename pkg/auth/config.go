@@ -56,6 +56,10 @@ type Config struct {
 	ClockSkew time.Duration `env:"OIDC_CLOCK_SKEW, default=30s"`
 	// MaxTokenLifetime refuses tokens whose exp - iat is longer.
 	MaxTokenLifetime time.Duration `env:"OIDC_MAX_TOKEN_LIFETIME, default=24h"`
+	// TokenCacheSize bounds how many verified tokens a program's
+	// TokenCache remembers (least recently used first out); 0 verifies
+	// every request's signature.
+	TokenCacheSize int `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
 
 	// The fields below are not read from the environment.
 
@@ -74,6 +78,9 @@ type Config struct {
 func (c Config) Validate() error {
 	if c.RefreshInterval < 0 || c.ClockSkew < 0 || c.MaxTokenLifetime < 0 || c.RefetchCooldown < 0 {
 		return errors.New("OIDC_JWKS_REFRESH_INTERVAL, OIDC_CLOCK_SKEW and OIDC_MAX_TOKEN_LIFETIME must not be negative")
+	}
+	if c.TokenCacheSize < 0 {
+		return errors.New("OIDC_TOKEN_CACHE_SIZE must not be negative")
 	}
 	_, err := c.withDefaults()
 	return err

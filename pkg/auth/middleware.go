@@ -13,10 +13,16 @@ import (
 // GinKey is the gin context key under which Middleware also stores the *Claims.
 const GinKey = "auth.claims"
 
+// Authenticator returns the claims of a request's bearer token; *Verifier
+// and *TokenCache are ones.
+type Authenticator interface {
+	Authenticate(r *http.Request) (*Claims, error)
+}
+
 // Middleware authenticates every request of a gin engine: a request without
 // an acceptable bearer token ends with 401 (or 503, see Verify); otherwise its
 // claims are stored in the request context (ClaimsFrom) and under GinKey.
-func Middleware(v *Verifier) gin.HandlerFunc {
+func Middleware(v Authenticator) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		claims, err := v.Authenticate(c.Request)
 		if err != nil {
@@ -30,7 +36,7 @@ func Middleware(v *Verifier) gin.HandlerFunc {
 }
 
 // HTTPMiddleware is Middleware for net/http handlers such as the gateway's.
-func HTTPMiddleware(v *Verifier, next http.Handler) http.Handler {
+func HTTPMiddleware(v Authenticator, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		claims, err := v.Authenticate(r)
 		if err != nil {

@@ -55,7 +55,10 @@ type Base struct {
 	Logger   *slog.Logger
 	DB       *gorm.DB
 	Verifier *auth.Verifier
-	Keys     *idempotency.Keys
+	// Tokens is Verifier behind a cache of the tokens it verified
+	// (OIDC_TOKEN_CACHE_SIZE), what a service's routes authenticate with.
+	Tokens *auth.TokenCache
+	Keys   *idempotency.Keys
 	// Metrics is the service's registry, the verifier's and the pool's
 	// collectors in it.
 	Metrics *server.Metrics
@@ -97,6 +100,9 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	oidc.Logger = b.Logger
 	if b.Verifier, err = auth.NewVerifier(oidc); err != nil {
 		return nil, fmt.Errorf("token verifier: %w", err)
+	}
+	if b.Tokens, err = auth.NewTokenCache(b.Verifier, oidc.TokenCacheSize, nil); err != nil {
+		return nil, fmt.Errorf("token cache: %w", err)
 	}
 	b.Metrics = server.NewMetrics()
 	if err := b.Metrics.Registry.Register(b.Verifier.Collector()); err != nil {

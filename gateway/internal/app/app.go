@@ -89,7 +89,7 @@ func New(ctx context.Context, cfg Config) (_ *App, err error) {
 		Upstream:       cfg.Upstream,
 		Metrics:        upstreamMetrics,
 		Verifier:       verifier,
-		TokenCacheSize: cfg.TokenCacheSize,
+		TokenCacheSize: cfg.OIDC.TokenCacheSize,
 		Limits:         limits,
 		ClientIP:       clientip.Policy{Proxies: cfg.TrustedProxies, Hops: cfg.TrustedProxyHops},
 		MaxBodyBytes:   cfg.HTTP.MaxBodyBytes,

@@ -24,13 +24,10 @@ var Defaults = map[string]string{"HTTP_ADDR": ":8080", "ADMIN_ADDR": ":9090", "O
 
 // Config is the whole configuration of the gateway, read from the environment.
 type Config struct {
-	HTTP  server.Config
-	Admin server.AdminConfig
-	Log   server.LogConfig
-	OIDC  auth.Config
-	// TokenCacheSize bounds how many verified tokens are remembered (least
-	// recently used first out); 0 verifies every request's signature.
-	TokenCacheSize int         `env:"OIDC_TOKEN_CACHE_SIZE, default=10000"`
+	HTTP           server.Config
+	Admin          server.AdminConfig
+	Log            server.LogConfig
+	OIDC           auth.Config
 	Routes         route.Table `env:"ROUTES, default=/search=http://127.0.0.1:8081,/go/v1=http://127.0.0.1:8082"`
 	Upstream       proxy.Config
 	RateLimit      RateLimitConfig
@@ -91,8 +88,6 @@ func (c Config) Validate() error {
 	}
 	rl := c.RateLimit
 	switch {
-	case c.TokenCacheSize < 0:
-		return errors.New("OIDC_TOKEN_CACHE_SIZE must not be negative")
 	case c.TrustedProxyHops < 0 || c.TrustedProxyHops > maxProxyHops:
 		return fmt.Errorf("TRUSTED_PROXY_HOPS must be between 0 and %d", maxProxyHops)
 	case len(c.Routes) == 0:

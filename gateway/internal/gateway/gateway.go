@@ -37,7 +37,7 @@ type Options struct {
 // New returns the handler of every request that is not a probe: admit
 // (limits and token), then route, then proxy.
 func New(o Options) (*Handler, error) {
-	tokens, err := newTokenCache(o.Verifier, o.TokenCacheSize)
+	tokens, err := auth.NewTokenCache(o.Verifier, o.TokenCacheSize, nil)
 	if err != nil {
 		return nil, fmt.Errorf("token cache: %w", err)
 	}

@@ -25,7 +25,7 @@ import (
 type Handler struct {
 	routes    route.Table
 	upstreams map[string]*proxy.Upstream // by route prefix
-	tokens    *tokenCache
+	tokens    *auth.TokenCache
 	limits    *ratelimit.Limits // nil when rate limiting is off
 	clientIP  clientip.Policy
 	maxBody   int64
@@ -154,7 +154,7 @@ func (h *Handler) authenticate(c *fasthttp.RequestCtx, src clientip.Source, auth
 			return nil, tooMany(c, d)
 		}
 	}
-	claims, err := h.tokens.Authenticate(ctx, authorization)
+	claims, err := h.tokens.AuthenticateHeader(ctx, authorization)
 	if err != nil && h.limits != nil {
 		h.limits.CountIP(ctx, ip).SetHeaders(&c.Response.Header, time.Now())
 	}

@@ -28,8 +28,8 @@ const Prefix = "/api/v1"
 // Options wires the handler to its dependencies.
 type Options struct {
 	Store        jobs.Store
-	Verifier     *auth.Verifier
-	Idempotency  *idempotency.Keys // guards every POST and PATCH
+	Verifier     auth.Authenticator // the verifier, or a TokenCache of it
+	Idempotency  *idempotency.Keys  // guards every POST and PATCH
 	Logger       *slog.Logger
 	Metrics      *server.Metrics
 	MaxBodyBytes int64

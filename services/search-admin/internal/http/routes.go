@@ -35,7 +35,7 @@ type API struct {
 	Synonyms  *catalog.Synonyms
 	Search    *catalog.Searcher
 	Reindexer *catalog.Reindexer
-	Verifier  *auth.Verifier
+	Verifier  auth.Authenticator // the verifier, or a TokenCache of it
 	// Idempotency wraps every POST so that a retried request runs once.
 	Idempotency func(gin.HandlerFunc) gin.HandlerFunc
 }

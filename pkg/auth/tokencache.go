@@ -1,15 +1,15 @@
-package gateway
+package auth
 
 import (
 	"context"
+	"net/http"
 	"time"
+	"unsafe"
 
 	lru "github.com/hashicorp/golang-lru/v2"
-
-	"github.com/municipal-apis/platform/pkg/auth"
 )
 
-// tokenCache remembers the claims of recently verified Authorization
+// TokenCache remembers the claims of recently verified Authorization
 // headers, so that a client reusing its token (the normal case) costs one
 // signature check per token instead of one per request. Only verified
 // tokens are stored, keyed by the whole header itself (not a hash of it), so
@@ -21,26 +21,30 @@ import (
 // signing key leaves the identity provider's JWKS, whichever comes first.
 // The cache is a bounded LRU: when full, the least recently used token goes,
 // so one client minting tokens cannot evict everyone else's.
-type tokenCache struct {
-	verifier authenticator
+type TokenCache struct {
+	verifier HeaderVerifier
 	now      func() time.Time
-	entries  *lru.Cache[string, *auth.Claims] // by Authorization header; nil when off
+	entries  *lru.Cache[string, *Claims] // by Authorization header; nil when off
 }
 
-// authenticator verifies bearer tokens and knows which signing keys it
-// holds; *auth.Verifier is one.
-type authenticator interface {
-	AuthenticateHeader(ctx context.Context, authorization []string) (*auth.Claims, error)
+// HeaderVerifier verifies bearer tokens and knows which signing keys it
+// holds; *Verifier is one.
+type HeaderVerifier interface {
+	AuthenticateHeader(ctx context.Context, authorization []string) (*Claims, error)
 	HoldsKey(kid string) bool
 	HoldsKeyForHeader(authorization []string) bool
 }
 
-// newTokenCache wraps verifier with a cache of at most maxEntries tokens; 0 turns it off.
-func newTokenCache(verifier authenticator, maxEntries int) (*tokenCache, error) {
-	c := &tokenCache{verifier: verifier, now: time.Now}
+// NewTokenCache wraps verifier with a cache of at most maxEntries tokens; 0
+// turns it off. now is the clock of token expiry; nil is time.Now.
+func NewTokenCache(verifier HeaderVerifier, maxEntries int, now func() time.Time) (*TokenCache, error) {
+	if now == nil {
+		now = time.Now
+	}
+	c := &TokenCache{verifier: verifier, now: now}
 	if maxEntries > 0 {
 		var err error
-		if c.entries, err = lru.New[string, *auth.Claims](maxEntries); err != nil {
+		if c.entries, err = lru.New[string, *Claims](maxEntries); err != nil {
 			return nil, err
 		}
 	}
@@ -51,7 +55,7 @@ func newTokenCache(verifier authenticator, maxEntries int) (*tokenCache, error) 
 // Authorization header values are authorization, when the same header was
 // verified before, its token has not expired and its signing key is still
 // held; it costs no cryptography and allocates nothing.
-func (c *tokenCache) Cached(authorization [][]byte) (*auth.Claims, bool) {
+func (c *TokenCache) Cached(authorization [][]byte) (*Claims, bool) {
 	if c.entries == nil || len(authorization) != 1 {
 		return nil, false
 	}
@@ -69,24 +73,57 @@ func (c *tokenCache) Cached(authorization [][]byte) (*auth.Claims, bool) {
 	return claims, true
 }
 
-// Authenticate verifies the bearer token of authorization and remembers
-// the claims.
-func (c *tokenCache) Authenticate(ctx context.Context, authorization [][]byte) (*auth.Claims, error) {
-	claims, err := c.verifier.AuthenticateHeader(ctx, headerStrings(authorization))
+// Authenticate returns the claims of r's bearer token, from the cache when
+// its Authorization header was verified before (see Cached), else verified
+// and remembered; Middleware and HTTPMiddleware call it.
+func (c *TokenCache) Authenticate(r *http.Request) (*Claims, error) {
+	authorization := r.Header.Values("Authorization")
+	if len(authorization) == 1 {
+		if claims, ok := c.Cached([][]byte{s2b(authorization[0])}); ok {
+			return claims, nil
+		}
+	}
+	claims, err := c.verifier.AuthenticateHeader(r.Context(), authorization)
+	if err == nil {
+		c.remember(authorization, claims)
+	}
+	return claims, err
+}
+
+// AuthenticateHeader verifies the bearer token of a request whose
+// Authorization header values are authorization, for a server that holds
+// them as bytes (the gateway's), and remembers the claims.
+func (c *TokenCache) AuthenticateHeader(ctx context.Context, authorization [][]byte) (*Claims, error) {
+	values := headerStrings(authorization) // copies: the request's bytes are reused
+	claims, err := c.verifier.AuthenticateHeader(ctx, values)
 	if err != nil {
 		return nil, err
 	}
-	if c.entries != nil && len(authorization) == 1 && plainBearer(authorization[0]) {
-		c.entries.Add(string(authorization[0]), claims) // a copy: the request's bytes are reused
-	}
+	c.remember(values, claims)
 	return claims, nil
+}
+
+// remember stores the claims of a verified single Authorization header of
+// the plain form.
+func (c *TokenCache) remember(authorization []string, claims *Claims) {
+	if c.entries != nil && len(authorization) == 1 && plainBearer(s2b(authorization[0])) {
+		c.entries.Add(authorization[0], claims)
+	}
 }
 
 // HoldsKeyFor reports whether verifying the token of authorization would
 // cost a signature check but no request to the identity provider
-// (auth.Verifier.HoldsKeyFor).
-func (c *tokenCache) HoldsKeyFor(authorization [][]byte) bool {
+// (Verifier.HoldsKeyFor).
+func (c *TokenCache) HoldsKeyFor(authorization [][]byte) bool {
 	return c.verifier.HoldsKeyForHeader(headerStrings(authorization))
+}
+
+// Len returns how many tokens the cache holds.
+func (c *TokenCache) Len() int {
+	if c.entries == nil {
+		return 0
+	}
+	return c.entries.Len()
 }
 
 // plainBearer reports whether header, which the verifier accepted, is
@@ -110,6 +147,13 @@ func plainBearer(header []byte) bool {
 	}
 	return true
 }
+
+// b2s reads b as a string without copying it, for a lookup that keeps
+// nothing.
+func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// s2b reads s as bytes without copying them; nothing may write to them.
+func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // headerStrings copies header values into strings.
 func headerStrings(values [][]byte) []string {

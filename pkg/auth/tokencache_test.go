@@ -1,4 +1,4 @@
-package gateway
+package auth_test
 
 import (
 	"bytes"
@@ -13,11 +13,11 @@ import (
 )
 
 // authenticate is what the gateway does: the cache, else the verifier.
-func authenticate(c *tokenCache, authorization [][]byte) (*auth.Claims, error) {
+func authenticate(c *auth.TokenCache, authorization [][]byte) (*auth.Claims, error) {
 	if claims, ok := c.Cached(authorization); ok {
 		return claims, nil
 	}
-	return c.Authenticate(context.Background(), authorization)
+	return c.AuthenticateHeader(context.Background(), authorization)
 }
 
 // counting passes every call to the real verifier and counts it.
@@ -38,15 +38,15 @@ func (c *counting) HoldsKeyForHeader(authorization []string) bool {
 }
 
 // clock is a settable time shared by the verifier and the cache.
-type clock struct{ now atomic.Int64 }
+type cacheClock struct{ now atomic.Int64 }
 
-func (c *clock) Now() time.Time          { return time.Unix(0, c.now.Load()) }
-func (c *clock) Advance(d time.Duration) { c.now.Add(int64(d)) }
+func (c *cacheClock) Now() time.Time          { return time.Unix(0, c.now.Load()) }
+func (c *cacheClock) Advance(d time.Duration) { c.now.Add(int64(d)) }
 
-func newCache(t *testing.T, size int) (*tokenCache, *counting, *clock, *devidptest.IdP) {
+func newCache(t *testing.T, size int) (*auth.TokenCache, *counting, *cacheClock, *devidptest.IdP) {
 	t.Helper()
 	idp := devidptest.Start(t)
-	clk := &clock{}
+	clk := &cacheClock{}
 	clk.now.Store(time.Now().Add(2 * time.Second).UnixNano()) // ahead of the iat of tokens fetched from idp
 	cfg := idp.VerifierConfig()
 	cfg.Now, cfg.ClockSkew = clk.Now, time.Nanosecond
@@ -55,11 +55,10 @@ func newCache(t *testing.T, size int) (*tokenCache, *counting, *clock, *devidpte
 		t.Fatal(err)
 	}
 	cv := &counting{v: v}
-	c, err := newTokenCache(cv, size)
+	c, err := auth.NewTokenCache(cv, size, clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.now = clk.Now
 	return c, cv, clk, idp
 }
 
@@ -167,7 +166,7 @@ func TestTokenCacheStoresOnlyThePlainBearerForm(t *testing.T) {
 			}
 		}
 	}
-	if n := c.entries.Len(); n != 0 {
+	if n := c.Len(); n != 0 {
 		t.Fatalf("the cache holds %d padded headers", n)
 	}
 	if n := cv.calls.Load(); n != 8 {
@@ -193,7 +192,7 @@ func TestTokenCacheStaysBounded(t *testing.T) {
 		if _, err := authenticate(c, bearer(idp.SignRaw(t, claims, nil))); err != nil {
 			t.Fatal(err)
 		}
-		if n := c.entries.Len(); n > 2 {
+		if n := c.Len(); n > 2 {
 			t.Fatalf("the cache holds %d entries, above its size 2", n)
 		}
 	}
@@ -226,7 +225,7 @@ func TestTokenCacheEvictsTheLeastRecentlyUsedToken(t *testing.T) {
 	if reverified != 0 {
 		t.Fatalf("the regular client's token was verified again %d times: the minting client evicted it", reverified)
 	}
-	if n := c.entries.Len(); n != 3 {
+	if n := c.Len(); n != 3 {
 		t.Fatalf("the cache holds %d entries, want its size 3", n)
 	}
 }
@@ -245,7 +244,7 @@ func TestTokenCacheForgetsTokensOfAKeyNoLongerHeld(t *testing.T) {
 	go func() { defer close(done); v.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	cv := &counting{v: v}
-	c, err := newTokenCache(cv, 10)
+	c, err := auth.NewTokenCache(cv, 10, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,8 +270,8 @@ func TestTokenCacheForgetsTokensOfAKeyNoLongerHeld(t *testing.T) {
 	if _, err := authenticate(c, bearer(old)); !problem.Is(err, problem.EUNAUTHORIZED) {
 		t.Fatalf("Authenticate(token of a removed key) = %v, want 401", err)
 	}
-	if c.entries.Len() != 0 {
-		t.Fatalf("the cache keeps %d entries of the removed key", c.entries.Len())
+	if c.Len() != 0 {
+		t.Fatalf("the cache keeps %d entries of the removed key", c.Len())
 	}
 }
 
@@ -298,12 +297,12 @@ func BenchmarkTokenCacheHit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := newTokenCache(v, 10000)
+	c, err := auth.NewTokenCache(v, 10000, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	r := bearer(idp.Token(b, "reader"))
-	if _, err := c.Authenticate(context.Background(), r); err != nil {
+	if _, err := c.AuthenticateHeader(context.Background(), r); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
