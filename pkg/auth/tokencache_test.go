@@ -233,16 +233,7 @@ func TestTokenCacheEvictsTheLeastRecentlyUsedToken(t *testing.T) {
 func TestTokenCacheForgetsTokensOfAKeyNoLongerHeld(t *testing.T) {
 	t.Parallel()
 	idp := devidptest.Start(t)
-	cfg := idp.VerifierConfig()
-	cfg.RefreshInterval, cfg.RefetchCooldown = 100*time.Millisecond, 20*time.Millisecond
-	v, err := auth.NewVerifier(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); v.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	v, _ := running(t, idp)
 	cv := &counting{v: v}
 	c, err := auth.NewTokenCache(cv, 10, nil)
 	if err != nil {

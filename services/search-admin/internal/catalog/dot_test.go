@@ -111,27 +111,7 @@ func TestNearestIsExactWhereCodesCannotTell(t *testing.T) {
 	query[0] += 0.01
 	normalize(query)
 	check := func(t *testing.T, live []VectorEntry) {
-		for _, minScore := range []float32{-1, 0, 0.2, 0.9, 0.999} {
-			var want []ScoredID
-			for _, e := range live {
-				if s := dot(query, e.Embedding); s >= minScore {
-					want = append(want, ScoredID{ID: e.ID, Score: float64(s)})
-				}
-			}
-			sort.Slice(want, func(i, j int) bool {
-				if want[i].Score != want[j].Score {
-					return want[i].Score > want[j].Score
-				}
-				return want[i].ID < want[j].ID
-			})
-			for _, k := range []int{1, 10, 200, 5000} {
-				got, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt)
-				if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
-					t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
-				}
-				checkCountedTo(t, ix, query, minScore, k, want)
-			}
-		}
+		checkAgainstBruteForce(t, ix, query, live, 0.999)
 	}
 	check(t, entries)
 	ix.Apply("v3", nil, gone)
@@ -205,27 +185,7 @@ func TestNearestScansSparseQueriesByColumnExactly(t *testing.T) {
 	}
 	check := func(t *testing.T, live []VectorEntry) {
 		t.Helper()
-		for _, minScore := range []float32{-1, 0, 0.2, 0.9} {
-			var want []ScoredID
-			for _, e := range live {
-				if s := dot(query, e.Embedding); s >= minScore {
-					want = append(want, ScoredID{ID: e.ID, Score: float64(s)})
-				}
-			}
-			sort.Slice(want, func(i, j int) bool {
-				if want[i].Score != want[j].Score {
-					return want[i].Score > want[j].Score
-				}
-				return want[i].ID < want[j].ID
-			})
-			for _, k := range []int{1, 10, 200, 5000} {
-				got, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt)
-				if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
-					t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
-				}
-				checkCountedTo(t, ix, query, minScore, k, want)
-			}
-		}
+		checkAgainstBruteForce(t, ix, query, live)
 	}
 	check(t, entries)
 	var gone []string
@@ -293,5 +253,34 @@ func TestNearestCountedToStillTellsWhetherMoreMatched(t *testing.T) {
 	checkCountedTo(t, ix, query, minScore, k, want)
 	if _, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt); total != len(want) {
 		t.Errorf("exact count %d, want %d", total, len(want))
+	}
+}
+
+// checkAgainstBruteForce checks Nearest for query, at every threshold of
+// -1, 0, 0.2, 0.9 and more and every page depth of 1 to 5000, against a
+// brute-force ranking of the full vectors of live (the index's content),
+// counting exactly and counting to one past the page.
+func checkAgainstBruteForce(t *testing.T, ix *VectorIndex, query []float32, live []VectorEntry, more ...float32) {
+	t.Helper()
+	for _, minScore := range append([]float32{-1, 0, 0.2, 0.9}, more...) {
+		var want []ScoredID
+		for _, e := range live {
+			if s := dot(query, e.Embedding); s >= minScore {
+				want = append(want, ScoredID{ID: e.ID, Score: float64(s)})
+			}
+		}
+		sort.Slice(want, func(i, j int) bool {
+			if want[i].Score != want[j].Score {
+				return want[i].Score > want[j].Score
+			}
+			return want[i].ID < want[j].ID
+		})
+		for _, k := range []int{1, 10, 200, 5000} {
+			got, total := ix.Nearest(query, SearchFilter{}, minScore, k, math.MaxInt)
+			if total != len(want) || !slices.Equal(got, want[:min(k, len(want))]) {
+				t.Fatalf("min %v, k %d: total %d (want %d), first differences at %d", minScore, k, total, len(want), firstDifference(got, want))
+			}
+			checkCountedTo(t, ix, query, minScore, k, want)
+		}
 	}
 }
