@@ -132,7 +132,9 @@ func (l load) run(ctx context.Context, catalog, mode string) (Result, error) {
 		slices.Sort(d)
 		res.Slowest = append(res.Slowest, QueryLatency{Query: q, P50: ms(d[len(d)/2])})
 	}
-	slices.SortFunc(res.Slowest, func(a, b QueryLatency) int { return cmp.Or(cmp.Compare(b.P50, a.P50), strings.Compare(a.Query, b.Query)) })
+	slices.SortFunc(res.Slowest, func(a, b QueryLatency) int {
+		return cmp.Or(cmp.Compare(b.P50, a.P50), strings.Compare(a.Query, b.Query))
+	})
 	res.Slowest = res.Slowest[:min(len(res.Slowest), slowestShown)]
 	return res, nil
 }
