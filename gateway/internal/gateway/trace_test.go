@@ -164,9 +164,13 @@ func TestOneTraceFromTheGatewayThroughTheServiceToTheSQL(t *testing.T) {
 	if upstream.Parent().SpanID() != server.SpanContext().SpanID() || upstream.SpanContext().TraceID().String() != traceID {
 		t.Errorf("the upstream call is not a child of the gateway's server span")
 	}
+	// The service's server span ends after its SQL, so it may come in a
+	// later export batch: wait for both.
 	spans := rcv.WaitFor(t, 20*time.Second, "the service's spans of the request", func(all []telemetrytest.Span) bool {
 		return slices.ContainsFunc(all, func(sp telemetrytest.Span) bool {
 			return sp.TraceID == traceID && sp.Attrs["db.operation.name"] == "INSERT"
+		}) && slices.ContainsFunc(all, func(sp telemetrytest.Span) bool {
+			return sp.TraceID == traceID && sp.Name == "POST /api/v1/empregos" && sp.Service == "jobs"
 		})
 	})
 	var svc telemetrytest.Span
