@@ -60,13 +60,7 @@ func (b *LogBuffer) tick() {
 func (b *LogBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n, err := b.w.Write(p)
-	b.written = true
-	if b.idle && err == nil {
-		b.idle = false
-		err = b.w.Flush()
-	}
-	return n, err
+	return b.write(p)
 }
 
 // writeLine writes the line l appends, encoded straight into the buffer's
@@ -74,13 +68,20 @@ func (b *LogBuffer) Write(p []byte) (int, error) {
 func (b *LogBuffer) writeLine(l *requestLine) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	_, err := b.w.Write(l.appendTo(b.w.AvailableBuffer()))
+	_, err := b.write(l.appendTo(b.w.AvailableBuffer()))
+	return err
+}
+
+// write buffers p, at once written through after an idle interval; the
+// caller holds mu.
+func (b *LogBuffer) write(p []byte) (int, error) {
+	n, err := b.w.Write(p)
 	b.written = true
 	if b.idle && err == nil {
 		b.idle = false
 		err = b.w.Flush()
 	}
-	return err
+	return n, err
 }
 
 // Flush writes what is buffered.
