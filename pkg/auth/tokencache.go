@@ -56,18 +56,26 @@ func NewTokenCache(verifier HeaderVerifier, maxEntries int, now func() time.Time
 // verified before, its token has not expired and its signing key is still
 // held; it costs no cryptography and allocates nothing.
 func (c *TokenCache) Cached(authorization [][]byte) (*Claims, bool) {
-	if c.entries == nil || len(authorization) != 1 {
+	if len(authorization) != 1 {
 		return nil, false
 	}
 	// The lookup reads the header in place: neither Get nor Remove keeps
 	// the key they are given.
-	key := b2s(authorization[0])
-	claims, ok := c.entries.Get(key)
+	return c.cached(b2s(authorization[0]))
+}
+
+// cached returns the claims stored for the Authorization header, while
+// its token has not expired and its signing key is still held.
+func (c *TokenCache) cached(header string) (*Claims, bool) {
+	if c.entries == nil {
+		return nil, false
+	}
+	claims, ok := c.entries.Get(header)
 	if !ok {
 		return nil, false
 	}
 	if !c.now().Before(claims.Expiry) || !c.verifier.HoldsKey(claims.KeyID) {
-		c.entries.Remove(key)
+		c.entries.Remove(header)
 		return nil, false
 	}
 	return claims, true
@@ -79,7 +87,7 @@ func (c *TokenCache) Cached(authorization [][]byte) (*Claims, bool) {
 func (c *TokenCache) Authenticate(r *http.Request) (*Claims, error) {
 	authorization := r.Header.Values("Authorization")
 	if len(authorization) == 1 {
-		if claims, ok := c.Cached([][]byte{s2b(authorization[0])}); ok {
+		if claims, ok := c.cached(authorization[0]); ok {
 			return claims, nil
 		}
 	}
@@ -106,7 +114,7 @@ func (c *TokenCache) AuthenticateHeader(ctx context.Context, authorization [][]b
 // remember stores the claims of a verified single Authorization header of
 // the plain form.
 func (c *TokenCache) remember(authorization []string, claims *Claims) {
-	if c.entries != nil && len(authorization) == 1 && plainBearer(s2b(authorization[0])) {
+	if c.entries != nil && len(authorization) == 1 && plainBearer(authorization[0]) {
 		c.entries.Add(authorization[0], claims)
 	}
 }
@@ -131,7 +139,7 @@ func (c *TokenCache) Len() int {
 // the only form the cache stores, so that an entry is no larger than its
 // token. The verifier also accepts padded forms, which are verified each
 // time.
-func plainBearer(header []byte) bool {
+func plainBearer(header string) bool {
 	const prefix = len("Bearer ")
 	if len(header) <= prefix || header[prefix-1] != ' ' || header[prefix] == ' ' {
 		return false
@@ -151,9 +159,6 @@ func plainBearer(header []byte) bool {
 // b2s reads b as a string without copying it, for a lookup that keeps
 // nothing.
 func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// s2b reads s as bytes without copying them; nothing may write to them.
-func s2b(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // headerStrings copies header values into strings.
 func headerStrings(values [][]byte) []string {
