@@ -172,18 +172,19 @@ func (ix *VectorIndex) set(e VectorEntry, bulk bool) {
 	ix.scales, ix.losses = append(ix.scales, scale), append(ix.losses, loss)
 	i := len(ix.ids) - 1
 	if i >= ix.colCap {
-		ix.growCols(max(64, 2*ix.colCap))
+		ix.growCols(max(64, 2*ix.colCap), i)
 	}
 	for j, c := range ix.codes[at:] {
 		ix.cols[j*ix.colCap+i] = c
 	}
 }
 
-// growCols moves the columns of codes to a stride of capacity slots.
-func (ix *VectorIndex) growCols(capacity int) {
+// growCols moves the columns of the n first slots' codes to a stride of
+// capacity slots.
+func (ix *VectorIndex) growCols(capacity, n int) {
 	cols := make([]int8, ix.dims*capacity)
 	for j := range ix.dims {
-		copy(cols[j*capacity:], ix.cols[j*ix.colCap:j*ix.colCap+len(ix.ids)-1])
+		copy(cols[j*capacity:], ix.column(j, n))
 	}
 	ix.cols, ix.colCap = cols, capacity
 }

@@ -60,15 +60,14 @@ func (ix *VectorIndex) Nearest(query []float32, f SearchFilter, minScore float32
 			approx[i] = float32(math.Inf(-1))
 			continue
 		}
-		var a float32
-		if sparse {
-			a = ix.scales[i] * approx[i]
-		} else {
-			a = ix.scales[i] * dotInt8(query, ix.codes[i*ix.dims:(i+1)*ix.dims])
+		a := approx[i] // the column scan's dot, when sparse
+		if !sparse {
+			a = dotInt8(query, ix.codes[i*ix.dims:(i+1)*ix.dims])
 		}
-		approx[i] = float32(math.Inf(-1))
+		a *= ix.scales[i]
 		e := qnorm*ix.losses[i] + slack
 		if a+e < minScore {
+			approx[i] = float32(math.Inf(-1))
 			continue
 		}
 		approx[i] = a
