@@ -3,8 +3,6 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,11 +15,10 @@ type Metrics struct {
 	Registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
-	// series holds the counter and histogram of every label set seen,
-	// copied on write, so a request finds its pair with one map lookup
-	// instead of two WithLabelValues (a label hash and a status string each).
-	mu     sync.Mutex
-	series atomic.Pointer[map[seriesKey]series]
+	// series holds the counter and histogram of every label set seen, so
+	// a request finds its pair with one map lookup instead of two
+	// WithLabelValues (a label hash and a status string each).
+	series SeriesMap[seriesKey, series]
 }
 
 type seriesKey struct {
@@ -37,35 +34,13 @@ type series struct {
 // seriesOf returns the pair labelled route, method and status, creating
 // it on first use.
 func (m *Metrics) seriesOf(route, method string, status int) series {
-	k := seriesKey{route, method, status}
-	if p := m.series.Load(); p != nil {
-		if s, ok := (*p)[k]; ok {
-			return s
+	return m.series.Get(seriesKey{route, method, status}, func() series {
+		code := strconv.Itoa(status)
+		return series{
+			requests: m.requests.WithLabelValues(route, method, code),
+			latency:  m.latency.WithLabelValues(route, method, code),
 		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	old := m.series.Load()
-	if old != nil {
-		if s, ok := (*old)[k]; ok {
-			return s
-		}
-	}
-	code := strconv.Itoa(status)
-	s := series{
-		requests: m.requests.WithLabelValues(route, method, code),
-		latency:  m.latency.WithLabelValues(route, method, code),
-	}
-	next := make(map[seriesKey]series, 1)
-	if old != nil {
-		next = make(map[seriesKey]series, len(*old)+1)
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	next[k] = s
-	m.series.Store(&next)
-	return s
+	})
 }
 
 // NewMetrics creates a registry with Go and process collectors and the

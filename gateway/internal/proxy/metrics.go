@@ -3,21 +3,18 @@ package proxy
 import (
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/municipal-apis/platform/pkg/server"
 )
 
 // Metrics are the upstream series of the gateway.
 type Metrics struct {
 	latency *prometheus.HistogramVec
-	// observers holds the histogram of every route and outcome seen,
-	// copied on write, so a call finds its series with one map lookup
-	// instead of WithLabelValues' label hash and locked lookup.
-	mu        sync.Mutex
-	observers atomic.Pointer[map[outcomeKey]prometheus.Observer]
+	// observers holds the histogram of every route and outcome seen.
+	observers server.SeriesMap[outcomeKey, prometheus.Observer]
 }
 
 type outcomeKey struct{ route, outcome string }
@@ -64,29 +61,7 @@ func (m *Metrics) observeOutcome(route, outcome string, start time.Time) {
 // use. Routes are the configured prefixes and outcomes a bounded set, so
 // the map stays small.
 func (m *Metrics) observer(route, outcome string) prometheus.Observer {
-	k := outcomeKey{route, outcome}
-	if p := m.observers.Load(); p != nil {
-		if o, ok := (*p)[k]; ok {
-			return o
-		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	old := m.observers.Load()
-	if old != nil {
-		if o, ok := (*old)[k]; ok {
-			return o
-		}
-	}
-	o := m.latency.WithLabelValues(route, outcome)
-	next := make(map[outcomeKey]prometheus.Observer, 1)
-	if old != nil {
-		next = make(map[outcomeKey]prometheus.Observer, len(*old)+1)
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	next[k] = o
-	m.observers.Store(&next)
-	return o
+	return m.observers.Get(outcomeKey{route, outcome}, func() prometheus.Observer {
+		return m.latency.WithLabelValues(route, outcome)
+	})
 }
