@@ -38,7 +38,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	return &App{Base: base, handler: jobshttp.New(jobshttp.Options{
 		Store:        postgres.New(base.DB),
-		Verifier:     base.Tokens,
+		Auth:         base.Tokens,
 		Idempotency:  base.Keys,
 		Logger:       base.Logger,
 		Metrics:      base.Metrics,

@@ -28,7 +28,7 @@ const Prefix = "/api/v1"
 // Options wires the handler to its dependencies.
 type Options struct {
 	Store        jobs.Store
-	Verifier     auth.Authenticator // the verifier, or a TokenCache of it
+	Auth         auth.Authenticator // the token verifier, or a TokenCache of it
 	Idempotency  *idempotency.Keys  // guards every POST and PATCH
 	Logger       *slog.Logger
 	Metrics      *server.Metrics
@@ -44,7 +44,7 @@ type Options struct {
 func New(o Options) http.Handler {
 	engine := server.NewGin()
 	engine.GET("/openapi.json", server.OpenAPI(OpenAPI))
-	api := engine.Group(Prefix, auth.Middleware(o.Verifier))
+	api := engine.Group(Prefix, auth.Middleware(o.Auth))
 	register(api, guards{read: auth.RequireScope(ScopeRead), write: auth.RequireScope(ScopeWrite),
 		idempotent: o.Idempotency.Wrap}, o.Store)
 	return server.Handler(server.Options{

@@ -36,7 +36,7 @@ func TestATokenOfARemovedSigningKeyIsRefusedWithinOneRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := jobshttp.New(jobshttp.Options{Store: postgres.New(db), Verifier: verifier, Idempotency: keys,
+	h := jobshttp.New(jobshttp.Options{Store: postgres.New(db), Auth: verifier, Idempotency: keys,
 		Logger: slog.New(slog.DiscardHandler), Metrics: server.NewMetrics(), MaxBodyBytes: maxBody})
 	get := func(token string) int {
 		r := httptest.NewRequest(http.MethodGet, "/api/v1/escolaridades", nil)

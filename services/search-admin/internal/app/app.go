@@ -113,7 +113,7 @@ func (a *App) wire(ctx context.Context) error {
 		Catalog:   catalog.NewService(store, schemas, a.embedder, a.vectors, logger),
 		Synonyms:  catalog.NewSynonyms(store, logger),
 		Search:    searcher,
-		Reindexer: a.reindexer, Verifier: a.Tokens, Idempotency: a.Keys.Wrap,
+		Reindexer: a.reindexer, Auth: a.Tokens, Idempotency: a.Keys.Wrap,
 	})
 	a.handler = server.Handler(server.Options{
 		Logger: logger, Metrics: a.Metrics, App: engine, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,

@@ -35,7 +35,7 @@ type API struct {
 	Synonyms  *catalog.Synonyms
 	Search    *catalog.Searcher
 	Reindexer *catalog.Reindexer
-	Verifier  auth.Authenticator // the verifier, or a TokenCache of it
+	Auth      auth.Authenticator // the token verifier, or a TokenCache of it
 	// Idempotency wraps every POST so that a retried request runs once.
 	Idempotency func(gin.HandlerFunc) gin.HandlerFunc
 }
@@ -46,7 +46,7 @@ func Routes(e *gin.Engine, api API) {
 	h := &handler{svc: api.Catalog, synonyms: api.Synonyms, searcher: api.Search, reindexer: api.Reindexer}
 	read, write := auth.RequireScope(ScopeServicesRead), auth.RequireScope(ScopeServicesWrite)
 	reindexRead, reindexWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
-	v1 := e.Group("/api/v1", auth.Middleware(api.Verifier))
+	v1 := e.Group("/api/v1", auth.Middleware(api.Auth))
 	v1.GET("/search", auth.RequireScope(ScopeSearch), h.search)
 	admin := v1.Group("/admin")
 	admin.GET("/services", read, h.list)
