@@ -4,10 +4,13 @@
 //
 //	peerbench upstream ADDR          the trivial service every proxy forwards to
 //	peerbench bareproxy ADDR URL     httputil.ReverseProxy and nothing else, the floor of a Go proxy
+//	peerbench fastproxy ADDR HOST    fasthttp's Server and HostClient and nothing else: the gateway's
+//	                                 proxy core without the gateway's work, the ceiling of its design
 //	peerbench jwk2pem < jwks.json    the first RSA key of a JWKS as PEM, for HAProxy's jwt_verify
 package main
 
 import (
+	"bytes"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
@@ -23,6 +26,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 func main() {
@@ -42,10 +47,12 @@ func run(args []string, in io.Reader, out io.Writer) error {
 			return err
 		}
 		return serve(args[1], bareProxy(up))
+	case len(args) == 3 && args[0] == "fastproxy":
+		return fastProxy(args[2]).ListenAndServe(args[1])
 	case len(args) == 1 && args[0] == "jwk2pem":
 		return jwk2pem(in, out)
 	}
-	return errors.New("usage: peerbench upstream ADDR | bareproxy ADDR URL | jwk2pem")
+	return errors.New("usage: peerbench upstream ADDR | bareproxy ADDR URL | fastproxy ADDR HOST:PORT | jwk2pem")
 }
 
 func serve(addr string, h http.Handler) error {
@@ -70,6 +77,21 @@ func bareProxy(up *url.URL) http.Handler {
 		r.SetURL(up)
 		r.Out.URL.Path = strings.TrimPrefix(r.In.URL.Path, "/go/v1")
 		r.Out.URL.RawPath = ""
+	}}
+}
+
+// fastProxy forwards /go/v1/... to the upstream at hostport without the
+// prefix through one fasthttp.HostClient, the request and response passed
+// through as they are: no token, limits, headers, log, metrics, deadlines
+// or streaming.
+func fastProxy(hostport string) *fasthttp.Server {
+	c := &fasthttp.HostClient{Addr: hostport, MaxConns: 1024}
+	return &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		uri := ctx.Request.URI()
+		uri.SetPathBytes(bytes.TrimPrefix(uri.Path(), []byte("/go/v1")))
+		if err := c.Do(&ctx.Request, &ctx.Response); err != nil {
+			ctx.Error(err.Error(), fasthttp.StatusBadGateway)
+		}
 	}}
 }
 

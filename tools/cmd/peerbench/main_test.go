@@ -7,7 +7,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"io"
 	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -38,5 +42,34 @@ func TestJWK2PEMWritesTheRSAKeyOfTheSet(t *testing.T) {
 	}
 	if err := run([]string{"jwk2pem"}, strings.NewReader(`{"keys":[]}`), &out); err == nil {
 		t.Fatal("an empty set gave a key")
+	}
+}
+
+func TestFastProxyForwardsBelowThePrefix(t *testing.T) {
+	t.Parallel()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(up.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fastProxy(strings.TrimPrefix(up.URL, "http://"))
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	req, err := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/go/v1/api/v1/empregos?page=2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer t")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || string(body) != "GET /api/v1/empregos?page=2 Bearer t" {
+		t.Fatalf("status %d, upstream saw %q", resp.StatusCode, body)
 	}
 }
