@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/municipal-apis/platform/gateway/internal/proxy"
 )
 
 // closedURL returns the URL of a loopback port nobody listens on: port 1,
@@ -36,10 +39,32 @@ func slowServer(t *testing.T) string {
 	})
 }
 
+// cutServer sends the head of a 200 with a short body of stated length
+// and part of that body, then closes the connection, or, when stall is
+// set, waits until the client gave up or ten seconds passed.
+func cutServer(t *testing.T, stall bool) string {
+	t.Helper()
+	return httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"v1\"\r\nContent-Length: 100\r\n\r\n{\"data\":[")
+		_ = buf.Flush()
+		if stall {
+			_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_, _ = conn.Read(make([]byte, 1)) // returns when the gateway closes its end
+		}
+	})
+}
+
 func TestUpstreamFailures(t *testing.T) {
 	t.Parallel()
 	h := start(t, withEnv("UPSTREAM_RESPONSE_TIMEOUT", "200ms"),
-		withRoute("/down", closedURL(t)), withRoute("/slow", slowServer(t)))
+		withRoute("/down", closedURL(t)), withRoute("/slow", slowServer(t)),
+		withRoute("/cut", cutServer(t, false)), withRoute("/stalled", cutServer(t, true)))
 	token := h.idp.Token(t, "reader")
 	tests := []struct {
 		name   string
@@ -48,6 +73,10 @@ func TestUpstreamFailures(t *testing.T) {
 	}{
 		{"an upstream that is down is a 502", "/down/api", http.StatusBadGateway},
 		{"an upstream that does not answer in time is a 504", "/slow/api", http.StatusGatewayTimeout},
+		// A short body is read whole before the head goes to the client,
+		// so its loss can still be told as a problem, not a cut answer.
+		{"a short body the upstream cuts is a 502", "/cut/api", http.StatusBadGateway},
+		{"a short body that stops coming within the response timeout is a 504", "/stalled/api", http.StatusGatewayTimeout},
 		{"an unknown prefix is a 404", "/nowhere/api", http.StatusNotFound},
 	}
 	for _, tt := range tests {
@@ -56,6 +85,9 @@ func TestUpstreamFailures(t *testing.T) {
 			resp, body := h.get(t, tt.path, token)
 			p := problemBody(t, resp, body, tt.status)
 			assertRateLimitHeaders(t, resp)
+			if etag := resp.Header.Get("ETag"); etag != "" {
+				t.Errorf("the problem carries the upstream's ETag %s", etag)
+			}
 			if strings.Contains(body, "127.0.0.1") || strings.Contains(body, "dial") {
 				t.Errorf("the problem leaks internals: %v", p)
 			}
@@ -186,5 +218,37 @@ func TestALargeChunkedBodyReachesTheUpstreamWhole(t *testing.T) {
 	}
 	if g.secret != "" || g.keepAlive != "" {
 		t.Errorf("hop-by-hop headers reached the upstream: X-Hop-Secret %q, Keep-Alive %q", g.secret, g.keepAlive)
+	}
+}
+
+// A short body read whole leaves its upstream connection open for the next
+// request, as a streamed one does.
+func TestShortBodiesKeepTheUpstreamConnection(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	conns := map[string]bool{}
+	// Bodies of a few bytes, and of more than one read of the proxy's
+	// buffer, up to the largest read whole.
+	bodies := map[string]string{"/tiny": `{"data":[]}`, "/page": strings.Repeat("x", 10<<10), "/most": strings.Repeat("y", proxy.ShortBody)}
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, bodies[r.URL.Path])
+	})
+	h := start(t, withRoute("/short", srv))
+	token := h.idp.Token(t, "reader")
+	for range 3 {
+		for path, want := range bodies {
+			if resp, body := h.get(t, "/short"+path, token); resp.StatusCode != http.StatusOK || body != want {
+				t.Fatalf("%s: status %d, body of %d bytes, want %d", path, resp.StatusCode, len(body), len(want))
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 1 {
+		t.Fatalf("9 requests one after the other took %d upstream connections, want 1", len(conns))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -89,21 +90,42 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 		return
 	}
 	status := resp.StatusCode()
+	stream := resp.BodyStream()
+	size := resp.Header.ContentLength()
+	whole := stream == nil || c.IsHead()
+	if !whole && size >= 0 && size <= ShortBody {
+		// A short body is read whole before the head goes out, within
+		// the response timeout still set on the connection: nothing is
+		// streamed, the connection goes back to the pool at once, and a
+		// body the upstream cuts or stalls is a 502 or 504, not a cut or
+		// hanging answer.
+		if err := readShortBody(&c.Response, stream, size); err != nil {
+			c.Response.ResetBody()
+			if span != nil {
+				failed(span, err)
+			}
+			(&upstreamBody{stream: stream, resp: resp, span: span}).Close()
+			u.logger.WarnContext(server.RequestContext(c), "upstream response body cut short", "route", u.route.Prefix, "err", err)
+			u.fail(c, err, start)
+			return
+		}
+		whole = true
+	}
 	if span != nil {
 		answered(span, status)
 	}
 	u.metrics.observe(u.route.Prefix, status, start)
 	copyResponseHeader(&c.Response.Header, &resp.Header)
 	c.SetStatusCode(status)
-	stream := resp.BodyStream()
-	if stream == nil || c.IsHead() {
-		if c.IsHead() {
+	if whole {
+		switch {
+		case c.IsHead():
 			c.Response.SkipBody = true
-			c.Response.Header.SetContentLength(max(resp.Header.ContentLength(), 0))
-		} else {
+			c.Response.Header.SetContentLength(max(size, 0))
+		case stream == nil:
 			c.SetBody(resp.Body())
 		}
-		(&upstreamBody{resp: resp, span: span}).Close()
+		(&upstreamBody{stream: stream, resp: resp, span: span}).Close()
 		return
 	}
 	// The response headers are in: the stream of the body may take as
@@ -111,12 +133,39 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	// written after Serve returns, each read flushed to the client when
 	// the body has no length (chunked, as an event stream is).
 	keepReading(resp)
-	size := resp.Header.ContentLength()
 	if size < 0 {
 		size = -1
 	}
 	c.Response.ImmediateHeaderFlush = size < 0 || bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
 	c.SetBodyStream(&upstreamBody{stream: stream, resp: resp, span: span, u: u, ctx: server.RequestContext(c)}, size)
+}
+
+// ShortBody is the largest response body of stated length the proxy reads
+// whole before answering (nginx buffers up to 64 KiB by default); a longer
+// one, or one without a length (chunked, an event stream), is streamed.
+const ShortBody = 16 << 10
+
+// readShortBody appends the size bytes of stream to dst's body, through a
+// buffer on the stack, and reads on to the stream's end: fasthttp gives the
+// connection back to its pool only for a body read to io.EOF.
+func readShortBody(dst *fasthttp.Response, stream io.Reader, size int) error {
+	var buf [4 << 10]byte
+	read := 0
+	for {
+		n, err := stream.Read(buf[:])
+		dst.AppendBody(buf[:n])
+		read += n
+		switch {
+		case read > size:
+			return fmt.Errorf("upstream body longer than its Content-Length %d", size)
+		case errors.Is(err, io.EOF) && read < size:
+			return io.ErrUnexpectedEOF
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return err
+		}
+	}
 }
 
 // upstreamBody is an upstream's response body on its way to the client:

@@ -24,9 +24,10 @@ type Config struct {
 // environment variables are ignored: upstreams are reached directly.
 //
 // ReadTimeout bounds the wait for the response headers (it starts once the
-// request is written); fasthttp would keep it on the body too, so the
-// connection's read deadline is cleared as soon as the headers are in
-// (keepReading), and an event stream may run as long as it likes.
+// request is written), and for the rest of a short body, read whole
+// (ShortBody); fasthttp would keep it on a streamed body too, so the
+// connection's read deadline is cleared once the headers of a longer body
+// are in (keepReading), and an event stream may run as long as it likes.
 func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 	addr := u.Host
 	if u.Port() == "" {
