@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -145,11 +146,16 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 // one, or one without a length (chunked, an event stream), is streamed.
 const ShortBody = 16 << 10
 
+// readBuffers hold what readShortBody reads before it is appended: from a
+// pool, since an array on the stack would be cleared on every call.
+var readBuffers = sync.Pool{New: func() any { return new([4 << 10]byte) }}
+
 // readShortBody appends the size bytes of stream to dst's body, through a
 // buffer on the stack, and reads on to the stream's end: fasthttp gives the
 // connection back to its pool only for a body read to io.EOF.
 func readShortBody(dst *fasthttp.Response, stream io.Reader, size int) error {
-	var buf [4 << 10]byte
+	buf := readBuffers.Get().(*[4 << 10]byte)
+	defer readBuffers.Put(buf)
 	read := 0
 	for {
 		n, err := stream.Read(buf[:])
