@@ -10,6 +10,7 @@ LDFLAGS   := -s -w -X github.com/municipal-apis/platform/pkg/version.Version=$(V
 GOTEST    ?= -race -count=1 -timeout 15m
 GOTEST_SHORT ?= -short -count=1 -timeout 10m
 STATICCHECK ?= $(shell command -v staticcheck || echo $(shell go env GOPATH)/bin/staticcheck)
+STATICCHECK_VERSION := v0.8.2
 
 # programs.txt is the one list of the programs: name, module, main package.
 PROGRAMS := $(shell awk '$$1 ~ /^[a-z]/ && NF == 3 {print $$1}' programs.txt)
@@ -45,9 +46,10 @@ test-short: deps ## unit tests only (go test -short): no load test, fuzzing, end
 	go test $(GOTEST_SHORT) $(PACKAGES)
 
 .PHONY: lint
-lint: ## gofmt check, go vet, staticcheck
+lint: ## gofmt check, go vet, staticcheck (installed into GOPATH/bin when missing)
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(PACKAGES)
+	@[ -x "$(STATICCHECK)" ] || go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) $(PACKAGES)
 
 .PHONY: run
