@@ -106,7 +106,7 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 				failed(span, err)
 			}
 			(&upstreamBody{stream: stream, resp: resp, span: span}).Close()
-			u.logger.WarnContext(server.RequestContext(c), "upstream response body cut short", "route", u.route.Prefix, "err", err)
+			u.bodyCut(server.RequestContext(c), err)
 			u.fail(c, err, start)
 			return
 		}
@@ -151,7 +151,7 @@ const ShortBody = 16 << 10
 var readBuffers = sync.Pool{New: func() any { return new([4 << 10]byte) }}
 
 // readShortBody appends the size bytes of stream to dst's body, through a
-// buffer on the stack, and reads on to the stream's end: fasthttp gives the
+// pooled buffer, and reads on to the stream's end: fasthttp gives the
 // connection back to its pool only for a body read to io.EOF.
 func readShortBody(dst *fasthttp.Response, stream io.Reader, size int) error {
 	buf := readBuffers.Get().(*[4 << 10]byte)
@@ -174,6 +174,11 @@ func readShortBody(dst *fasthttp.Response, stream io.Reader, size int) error {
 	}
 }
 
+// bodyCut logs an upstream's response body that ended before it was whole.
+func (u *Upstream) bodyCut(ctx context.Context, err error) {
+	u.logger.WarnContext(ctx, "upstream response body cut short", "route", u.route.Prefix, "err", err)
+}
+
 // upstreamBody is an upstream's response body on its way to the client:
 // the server reads it after Serve returns, and closes it when the body is
 // written or the client is gone, which gives the upstream's connection back
@@ -191,7 +196,7 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		// The server cuts the connection: a client must not take a cut
 		// body for a whole one.
-		b.u.logger.WarnContext(b.ctx, "upstream response body cut short", "route", b.u.route.Prefix, "err", err)
+		b.u.bodyCut(b.ctx, err)
 	}
 	return n, err
 }
