@@ -11,6 +11,8 @@
 # Debian when missing), ports 19201-19290 and Redis db 5.
 # Env: ROUNDS (6), DUR (5, seconds), CONN (32 per gateway), LIMITS (false: RATE_LIMIT_ENABLED).
 set -u
+# shellcheck source=scripts/lib/bench.sh
+. "$(dirname "$0")/lib/bench.sh"
 [[ $# == 2 ]] || { echo "usage: $0 GATEWAY_A GATEWAY_B" >&2; exit 2; }
 A_BIN=$1; B_BIN=$2; ROUNDS=${ROUNDS:-6}; DUR=${DUR:-5}; CONN=${CONN:-32}
 D=$(mktemp -d)
@@ -21,30 +23,24 @@ trap cleanup EXIT
 go build -o "$D/peerbench" ./tools/cmd/peerbench || exit 1
 [[ -x bin/devidp ]] || make -s build >/dev/null || exit 1
 "$D/peerbench" upstream 127.0.0.1:19201 & PIDS+=($!)
-DEVIDP_ADDR=127.0.0.1:19290 DEVIDP_ISSUER_BASE=http://127.0.0.1:19290 bin/devidp >"$D/devidp.log" 2>&1 & PIDS+=($!)
-ISS=http://127.0.0.1:19290/auth/realms/municipal
-for _ in $(seq 50); do curl -sf -o /dev/null "$ISS/.well-known/openid-configuration" && break; sleep 0.2; done
-TOK=$(curl -s -d grant_type=client_credentials -d client_id=jobs-admin -d client_secret=jobs-admin-secret "$ISS/protocol/openid-connect/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
-gw() { # port binary
-  HTTP_ADDR=127.0.0.1:$1 ADMIN_ADDR=127.0.0.1:$(($1 + 50)) ROUTES=/go/v1=http://127.0.0.1:19201 OIDC_ISSUER_URL=$ISS \
-  REDIS_URL=redis://127.0.0.1:6379/5 RATE_LIMIT_ENABLED=${LIMITS:-false} \
-  RATE_LIMIT_PER_CLIENT=1000000000-M RATE_LIMIT_PER_DEPARTMENT=1000000000-M "$2" >"$D/gw$1.log" 2>&1 &
-}
-gw 19210 "$A_BIN"; A=$!; PIDS+=($A); gw 19211 "$B_BIN"; B=$!; PIDS+=($B)
+bench_devidp 19290 "$D/devidp.log"
+for port in 19210 19211; do
+  bin=$A_BIN; [[ $port == 19211 ]] && bin=$B_BIN
+  bench_gateway $port 19201 "${LIMITS:-false}" "$bin" "$D/gw$port.log" ADMIN_ADDR=127.0.0.1:$((port + 50))
+  if [[ $port == 19210 ]]; then A=$!; else B=$!; fi
+done
 for port in 19210 19211; do
   for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$((port + 50))/livez" && break; sleep 0.2; done
   c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $TOK" "http://127.0.0.1:$port/go/v1/api/v1/empregos")
   [[ $c == 200 ]] || { echo "the gateway on $port answers $c; log:"; cat "$D/gw$port.log"; exit 1; }
 done
-# ticks PID: the user and system time the process has spent, in clock ticks.
-ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 load() { wrk -t1 -c"$CONN" -d"${DUR}s" -H "Authorization: Bearer $TOK" "http://127.0.0.1:$1/go/v1/api/v1/empregos" | awk '/requests in/{print $1}'; }
 echo "A: $A_BIN"; echo "B: $B_BIN"
 for r in $(seq "$ROUNDS"); do
-  a0=$(ticks $A); b0=$(ticks $B)
+  a0=$(cputicks $A); b0=$(cputicks $B)
   load 19210 >"$D/na" & L=$!
   nb=$(load 19211); wait $L; na=$(cat "$D/na")
-  a1=$(ticks $A); b1=$(ticks $B)
+  a1=$(cputicks $A); b1=$(cputicks $B)
   echo "$r $na $((a1 - a0)) $nb $((b1 - b0))"
 done | python3 -c '
 import sys, statistics as st

@@ -28,6 +28,8 @@
 # Env: ROUNDS (3), DUR (8s), CONN (64), OUT_DIR (/tmp/gateway-peers).
 set -u
 ROOT=$(pwd)
+# shellcheck source=scripts/lib/bench.sh
+. "$ROOT/scripts/lib/bench.sh"
 D=${OUT_DIR:-/tmp/gateway-peers}; DUR=${DUR:-8s}; CONN=${CONN:-64}; ROUNDS=${ROUNDS:-3}
 mkdir -p "$D/bin" "$D/out"; rm -f "$D"/out/*
 for tool in wrk nginx haproxy; do
@@ -40,18 +42,11 @@ go build -o "$D/bin/peerbench" ./tools/cmd/peerbench || exit 1
 if [[ -z ${GATEWAY_BIN:-} || -z ${DEVIDP_BIN:-} ]]; then make -s build >/dev/null || exit 1; fi
 GATEWAY_BIN=${GATEWAY_BIN:-$ROOT/bin/gateway}; DEVIDP_BIN=${DEVIDP_BIN:-$ROOT/bin/devidp}
 "$D/bin/peerbench" upstream 127.0.0.1:19001 & PIDS+=($!); declare -A PROCS=([direct]=$!)
-DEVIDP_ADDR=127.0.0.1:19090 DEVIDP_ISSUER_BASE=http://127.0.0.1:19090 "$DEVIDP_BIN" >"$D/devidp.log" 2>&1 & PIDS+=($!)
-ISS=http://127.0.0.1:19090/auth/realms/municipal
-for i in $(seq 50); do curl -sf -o /dev/null "$ISS/.well-known/openid-configuration" && break; sleep 0.2; done
-TOK=$(curl -s -d grant_type=client_credentials -d client_id=jobs-admin -d client_secret=jobs-admin-secret "$ISS/protocol/openid-connect/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
+bench_devidp 19090 "$D/devidp.log"
 curl -s "$ISS/protocol/openid-connect/certs" | "$D/bin/peerbench" jwk2pem >"$D/pub.pem" || exit 1
 redis-cli -n 5 flushdb >/dev/null
-gw() { # port, limits on/off
-  HTTP_ADDR=127.0.0.1:$1 ROUTES=/go/v1=http://127.0.0.1:19001 OIDC_ISSUER_URL=$ISS REDIS_URL=redis://127.0.0.1:6379/5 \
-  RATE_LIMIT_ENABLED=$2 RATE_LIMIT_PER_CLIENT=1000000000-M RATE_LIMIT_PER_DEPARTMENT=1000000000-M \
-  "$GATEWAY_BIN" >"$D/gw$1.log" 2>&1 & PIDS+=($!)
-}
-gw 19080 true; PROCS[gateway]=$!; gw 19081 false; PROCS[gateway-limits-off]=$!
+bench_gateway 19080 19001 true "$GATEWAY_BIN" "$D/gw19080.log"; PROCS[gateway]=$!
+bench_gateway 19081 19001 false "$GATEWAY_BIN" "$D/gw19081.log"; PROCS[gateway-limits-off]=$!
 "$D/bin/peerbench" bareproxy 127.0.0.1:19086 http://127.0.0.1:19001 2>/dev/null & PIDS+=($!); PROCS[go-httputil-bare]=$!
 "$D/bin/peerbench" fastproxy 127.0.0.1:19087 127.0.0.1:19001 2>/dev/null & PIDS+=($!); PROCS[fasthttp-bare]=$!
 cat >"$D/nginx.conf" <<NG
@@ -106,8 +101,6 @@ HA
 haproxy -f "$D/haproxy.cfg" >/dev/null 2>&1 & PIDS+=($!); PROCS[haproxy-bare]=$!; PROCS[haproxy-jwt-limits]=$!
 sleep 2
 PROCS[nginx-bare]=$(pgrep -P "$NGINX" | tr '\n' ' ') # the workers
-# cputicks PID...: the user and system time those processes have spent, in clock ticks.
-cputicks() { local t=0 p; for p in "$@"; do t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | cut -d' ' -f12,13 | tr ' ' '+'))); done; echo "$t"; }
 P=/go/v1/api/v1/empregos
 declare -A URL=(
   [direct]=http://127.0.0.1:19001/api/v1/empregos [nginx-bare]=http://127.0.0.1:19082$P
