@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -162,6 +161,7 @@ func requestIDOf(c *fasthttp.RequestCtx) string {
 // A response body that streams (a proxied body) is still to be written: the
 // duration is the time to the response's header.
 func (h *FastHandler) finish(c *fasthttp.RequestCtx, s *fastScope) {
+	setLinger(c, declaresBody(c))
 	status := c.Response.StatusCode()
 	method := methodString(c.Method())
 	d := time.Since(s.start)
@@ -376,7 +376,7 @@ func (s *FastServer) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		return http.ErrServerClosed
 	}
-	s.ln = &onceCloseListener{Listener: ln}
+	s.ln = &onceCloseListener{Listener: lingerListener{ln}}
 	s.mu.Unlock()
 	return s.srv.Serve(s.ln)
 }
@@ -424,14 +424,9 @@ func fastError(c *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status = fasthttp.StatusRequestEntityTooLarge
 	}
-	if status == fasthttp.StatusRequestHeaderFieldsTooLarge {
-		// The client may still be sending its head: read what it sends for
-		// a moment, as net/http does, so that closing with unread input
-		// does not reset the connection before the answer is read.
-		conn := c.Conn()
-		_ = conn.SetReadDeadline(time.Now().Add(250 * time.Millisecond))
-		_, _ = io.Copy(io.Discard, io.LimitReader(conn, 1<<20))
-	}
+	// The client may still be sending its head or body: the connection
+	// lingers so that it reads this answer rather than a reset.
+	setLinger(c, true)
 	c.Response.Reset()
 	c.SetStatusCode(status)
 	c.Response.Header.SetContentType("text/plain; charset=utf-8")

@@ -286,3 +286,31 @@ func TestFastServerBoundsTheHeadByReadHeaderTimeout(t *testing.T) {
 		t.Fatalf("a slow body: %q (%v), want a 200", line, err)
 	}
 }
+
+// A program that refuses a request without reading its large body (a
+// declared body over the limit, a missing token) gets its answer to the
+// client: the connection is not closed under the client's body, which
+// would reset it, and Go's client would report the reset write instead of
+// the answer.
+func TestFastServerRefusalBeforeALargeBodyReachesTheClient(t *testing.T) {
+	t.Parallel()
+	base, _, _ := startFast(t, func(c *fasthttp.RequestCtx) {
+		if c.Request.Header.ContentLength() > 1<<20 {
+			server.WriteFastProblem(c, problem.BodyTooLarge(1<<20))
+			return
+		}
+		c.SetStatusCode(http.StatusNoContent)
+	}, nil)
+	body := strings.Repeat("a", 8<<20)
+	for i := range 20 {
+		resp, err := http.Post(base+"/", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("request %d: %v, want a 413", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("request %d: status %d, want 413", i, resp.StatusCode)
+		}
+	}
+}

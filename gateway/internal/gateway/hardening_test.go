@@ -24,6 +24,9 @@ func TestBodyLimit(t *testing.T) {
 	}{
 		{"a body at the limit passes", strings.NewReader(strings.Repeat("a", 1024)), http.StatusOK},
 		{"a declared length over the limit is a 413", strings.NewReader(strings.Repeat("a", 1025)), http.StatusRequestEntityTooLarge},
+		// The gateway closes the connection under a body it will not read:
+		// the client must get the 413, not a reset of its write.
+		{"a declared length far over the limit is a 413", strings.NewReader(strings.Repeat("a", 4<<20)), http.StatusRequestEntityTooLarge},
 		{"a chunked body over the limit is a 413", unsized{strings.NewReader(strings.Repeat("a", 64<<10))}, http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {

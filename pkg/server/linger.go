@@ -1,0 +1,96 @@
+package server
+
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// A server that answers a request before reading all of it (a refusal of
+// a body over the limit, a token, a rate limit) and then closes the
+// connection must not close it while the client is still sending: the
+// kernel answers input to a closed socket with a reset, and a client that
+// is still writing its body sees the reset ("connection reset by peer")
+// instead of the answer waiting in its receive buffer. Go's client, for
+// one, reports the failed write and drops the response.
+//
+// So a FastServer closes such a connection as net/http's server and nginx
+// (lingering_close) do: it sends its FIN (CloseWrite), reads and discards
+// what the client still sends for a while, and only then closes. The
+// client's write completes, it reads the answer, and closes its side.
+
+const (
+	// lingerTime bounds how long a connection lingers after its close.
+	lingerTime = 2 * time.Second
+	// lingerBytes bounds what a lingering connection reads: by then the
+	// client has long had the answer, and more would be free work for a
+	// client that streams without end.
+	lingerBytes = 8 << 20
+)
+
+// lingerListener accepts connections that linger when closed after a
+// request whose body may be unread.
+type lingerListener struct{ net.Listener }
+
+func (l lingerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := c.(interface{ CloseWrite() error }); !ok {
+		return c, nil
+	}
+	return &lingerConn{Conn: c}, nil
+}
+
+// lingerConn is an accepted connection that may linger when closed.
+type lingerConn struct {
+	net.Conn
+	// linger is set when the last request declared a body, which the
+	// program may have answered without reading.
+	linger atomic.Bool
+	closed atomic.Bool
+}
+
+// Close closes the connection, at once unless it lingers; a lingering one
+// is closed by a goroutine of its own, so Close never blocks the server
+// (fasthttp closes idle connections under a lock on Shutdown).
+func (c *lingerConn) Close() error {
+	if !c.linger.Load() {
+		return c.Conn.Close()
+	}
+	if c.closed.Swap(true) {
+		return nil
+	}
+	go c.lingerClose()
+	return nil
+}
+
+func (c *lingerConn) lingerClose() {
+	defer c.Conn.Close()
+	if err := c.Conn.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
+		return // the connection is gone already
+	}
+	if err := c.Conn.SetReadDeadline(time.Now().Add(lingerTime)); err != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
+}
+
+// setLinger decides whether the connection of c lingers when closed after
+// its request: every request of the connection decides anew.
+func setLinger(c *fasthttp.RequestCtx, on bool) {
+	if lc, ok := c.Conn().(*lingerConn); ok {
+		lc.linger.Store(on)
+	}
+}
+
+// declaresBody reports whether c's request declared a body, which its
+// handler, or fasthttp for it, may not have read to the end.
+func declaresBody(c *fasthttp.RequestCtx) bool {
+	n := c.Request.Header.ContentLength() // -1 chunked, -2 none
+	return n > 0 || n == -1
+}
