@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -95,14 +96,26 @@ func uniqueSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// freeAddr returns a loopback address with a port nobody listens on now.
-// Another process could take it before the program binds it; startProgram
-// then reports the program's exit with its log.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
+// pickAddrs chooses the listen addresses of a program: freeAddrs, but in
+// a test that makes a port be taken first.
+var pickAddrs = freeAddrs
+
+// freeAddrs returns want with each empty address replaced by a loopback
+// address with a port nobody listens on now, all of them distinct: the
+// ports are held until all are chosen. Another process could take one
+// before the program binds it; startProgram then starts it again.
+func freeAddrs(want []string) ([]string, error) {
+	out := slices.Clone(want)
+	for i, a := range want {
+		if a != "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		defer ln.Close()
+		out[i] = ln.Addr().String()
 	}
-	addr := ln.Addr().String()
-	return addr, ln.Close()
+	return out, nil
 }

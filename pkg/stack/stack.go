@@ -288,42 +288,54 @@ func (s *Stack) rateLimitEnv() []string {
 // startProgram starts name on a free loopback address (and, but for
 // devidp, an admin address) with the environment env builds for them (plus
 // Options.Env), and waits until it is ready: devidp's /livez, the others'
-// /readyz on the admin listener.
+// /readyz on the admin listener. A free port can be taken by another
+// program between its choice and the bind: a program that exits for that
+// is started again on other free ports.
 func (s *Stack) startProgram(ctx context.Context, name string, env func(addr, admin string) []string, args ...string) (string, error) {
-	addr, err := s.addr(s.opts.Addrs, name)
-	if err != nil {
-		return "", err
-	}
-	url, ready := "http://"+addr, "http://"+addr+"/livez"
-	var admin string
-	if name != IdP {
-		if admin, err = s.addr(s.opts.AdminAddrs, name); err != nil {
-			return "", err
+	for attempt := 1; ; attempt++ {
+		from := s.logs[name].mark()
+		url, chosen, err := s.tryProgram(ctx, name, env, args...)
+		if err == nil || !chosen || attempt == portAttempts || !strings.Contains(s.logs[name].since(from), "address already in use") {
+			return url, err
 		}
+		s.procs = s.procs[:len(s.procs)-1] // it has exited
+	}
+}
+
+// portAttempts bounds the starts of a program that lost its free port.
+const portAttempts = 3
+
+// tryProgram is one start of startProgram; chosen reports whether a listen
+// address was picked here rather than fixed by Options.
+func (s *Stack) tryProgram(ctx context.Context, name string, env func(addr, admin string) []string, args ...string) (url string, chosen bool, err error) {
+	want := []string{s.opts.Addrs[name]}
+	if name != IdP {
+		want = append(want, s.opts.AdminAddrs[name])
+	}
+	addrs, err := pickAddrs(want)
+	if err != nil {
+		return "", false, err
+	}
+	chosen = slices.Contains(want, "")
+	addr, admin := addrs[0], ""
+	url, ready := "http://"+addr, "http://"+addr+"/livez"
+	if name != IdP {
+		admin = addrs[1]
 		s.AdminURLs[name] = "http://" + admin
 		ready = s.AdminURLs[name] + "/readyz"
 	}
 	p, err := startProcess(s.bin, name, slices.Concat(env(addr, admin), s.opts.Env[name]), s.logs[name], args...)
 	if err != nil {
-		return "", err
+		return "", chosen, err
 	}
 	p.ready = ready
 	s.procs = append(s.procs, p)
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	if err := waitReady(ctx, p, p.ready); err != nil {
-		return "", fmt.Errorf("%w\n%s", err, s.logs[name].since(0))
+		return "", chosen, fmt.Errorf("%w\n%s", err, s.logs[name].since(0))
 	}
-	return url, nil
-}
-
-// addr is a listen address of program name: fixed's, else a free
-// loopback port.
-func (*Stack) addr(fixed map[string]string, name string) (string, error) {
-	if a := fixed[name]; a != "" {
-		return a, nil
-	}
-	return freeAddr()
+	return url, chosen, nil
 }
 
 // Wait returns nil when ctx is done, or an error as soon as one of the
