@@ -110,3 +110,63 @@ func TestLogBufferWritesTheFirstLineAfterQuietAtOnce(t *testing.T) {
 		t.Fatalf("the line that follows within the interval was written at once (%q, %d writes); want it batched", text, writes)
 	}
 }
+
+// gatedWriter blocks every write after the first until release is closed,
+// as a pipe a slow collector drains would, telling entered when it does.
+type gatedWriter struct {
+	lockedBuffer
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+	first   bool
+}
+
+func (g *gatedWriter) Write(p []byte) (int, error) {
+	if g.first {
+		g.once.Do(func() { close(g.entered) })
+		<-g.release
+	}
+	g.first = true
+	return g.lockedBuffer.Write(p)
+}
+
+// A line logged while a full batch is being written to a slow destination
+// does not wait for that write: the gateway logs each request before its
+// answer goes out, so a stalled log write once held every answer back.
+func TestLogBufferDoesNotHoldLinesBehindASlowWrite(t *testing.T) {
+	t.Parallel()
+	out := &gatedWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	buf := server.NewLogBuffer(out, time.Hour)
+	if _, err := buf.Write([]byte("first\n")); err != nil { // written at once: the buffer is idle
+		t.Fatal(err)
+	}
+	line := []byte(strings.Repeat("x", 99) + "\n")
+	go func() {
+		for range (64 << 10) / len(line) * 2 { // two batches: the first one's write stalls
+			_, _ = buf.Write(line)
+		}
+	}()
+	select {
+	case <-out.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a full batch was never written")
+	}
+	wrote := make(chan error, 1)
+	go func() { _, err := buf.Write([]byte("during\n")); wrote <- err }()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a line waited for the stalled write of the batch before it")
+	}
+	close(out.release)
+	if err := buf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := out.read()
+	if !strings.HasPrefix(text, "first\n") || strings.Count(text, "\n") != 2+(64<<10)/len(line)*2 || !strings.Contains(text, "during\n") {
+		t.Fatalf("the output lost or mixed lines: %d lines", strings.Count(text, "\n"))
+	}
+}
