@@ -291,7 +291,8 @@ func TestFastServerBoundsTheHeadByReadHeaderTimeout(t *testing.T) {
 // declared body over the limit, a missing token) gets its answer to the
 // client: the connection is not closed under the client's body, which
 // would reset it, and Go's client would report the reset write instead of
-// the answer.
+// the answer. The body is larger than what a lingering connection reads
+// and discards, so the wait that follows is exercised too.
 func TestFastServerRefusalBeforeALargeBodyReachesTheClient(t *testing.T) {
 	t.Parallel()
 	base, _, _ := startFast(t, func(c *fasthttp.RequestCtx) {
@@ -301,7 +302,7 @@ func TestFastServerRefusalBeforeALargeBodyReachesTheClient(t *testing.T) {
 		}
 		c.SetStatusCode(http.StatusNoContent)
 	}, nil)
-	body := strings.Repeat("a", 8<<20)
+	body := strings.Repeat("a", 64<<20)
 	for i := range 20 {
 		resp, err := http.Post(base+"/", "application/json", strings.NewReader(body))
 		if err != nil {

@@ -25,9 +25,9 @@ import (
 const (
 	// lingerTime bounds how long a connection lingers after its close.
 	lingerTime = 2 * time.Second
-	// lingerBytes bounds what a lingering connection reads: by then the
-	// client has long had the answer, and more would be free work for a
-	// client that streams without end.
+	// lingerBytes bounds what a lingering connection reads and discards:
+	// more would be free work for a client that streams without end. The
+	// connection then waits out lingerTime without reading.
 	lingerBytes = 8 << 20
 )
 
@@ -74,10 +74,16 @@ func (c *lingerConn) lingerClose() {
 	if err := c.Conn.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
 		return // the connection is gone already
 	}
-	if err := c.Conn.SetReadDeadline(time.Now().Add(lingerTime)); err != nil {
+	end := time.Now().Add(lingerTime)
+	if err := c.Conn.SetReadDeadline(end); err != nil {
 		return
 	}
-	_, _ = io.CopyN(io.Discard, c.Conn, lingerBytes)
+	if n, err := io.CopyN(io.Discard, c.Conn, lingerBytes); n == lingerBytes && err == nil {
+		// A client still sending: stop reading, so its window closes and
+		// its writes wait, rather than reset it now; it has the lingering
+		// time to read the answer, as net/http's server gives it.
+		time.Sleep(time.Until(end))
+	}
 }
 
 // setLinger decides whether the connection of c lingers when closed after
