@@ -2,7 +2,9 @@ package gateway_test
 
 import (
 	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,4 +192,70 @@ func TestTunnellingMethodsAreRefused(t *testing.T) {
 	if n := len(h.jobs.requests()); n != 0 {
 		t.Fatalf("the upstream received %d TRACE requests", n)
 	}
+}
+
+// Requests framed two ways at once, or framed wrongly, are what request
+// smuggling is made of: a proxy that reads one request where its upstream
+// reads two lets the second through unchecked. Every such request is
+// refused with a 400, or read one way only (a chunked body wins over a
+// Content-Length, RFC 9112 6.3) with the connection closed after it, and
+// nothing that follows it on the connection reaches an upstream.
+func TestAmbiguouslyFramedRequestsSmuggleNothing(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	auth := "Authorization: Bearer " + h.idp.Token(t, "jobs-admin") + "\r\n"
+	post := "POST /go/v1/api/v1/empregos HTTP/1.1\r\nHost: x\r\n" + auth
+	smuggled := "GET /go/v1/smuggled HTTP/1.1\r\nHost: x\r\n" + auth + "\r\n"
+	tests := []struct {
+		name, request string
+		statuses      []string // the status lines the client may get
+	}{
+		{"Content-Length before Transfer-Encoding", post + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled, []string{"200", "400"}},
+		{"Transfer-Encoding before Content-Length", post + "Transfer-Encoding: chunked\r\nContent-Length: 60\r\n\r\n0\r\n\r\n" + smuggled, []string{"200", "400"}},
+		{"two Content-Lengths", post + "Content-Length: 0\r\nContent-Length: 50\r\n\r\n" + smuggled, []string{"400"}},
+		{"a signed Content-Length", post + "Content-Length: +4\r\n\r\nabcd", []string{"400"}},
+		{"an unknown transfer coding", post + "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n" + smuggled, []string{"400", "501"}},
+		{"chunked not alone", post + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" + smuggled, []string{"400", "501"}},
+		{"a space before the colon", post + "X-A : b\r\nContent-Length: 0\r\n\r\n" + smuggled, []string{"400"}},
+		{"two Host headers", "GET /go/v1/api/v1/empregos HTTP/1.1\r\nHost: x\r\nHost: y\r\n" + auth + "\r\n" + smuggled, []string{"400"}},
+		{"no Host header", "GET /go/v1/api/v1/empregos HTTP/1.1\r\n" + auth + "\r\n" + smuggled, []string{"400"}},
+		{"a NUL in a header value", post + "X-A: b\x00c\r\nContent-Length: 0\r\n\r\n" + smuggled, []string{"400"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := statusLines(t, h, tt.request)
+			if len(lines) != 1 || !slices.Contains(tt.statuses, strings.Fields(lines[0])[1]) {
+				t.Fatalf("answers %q, want one of status %v", lines, tt.statuses)
+			}
+		})
+	}
+	for _, r := range h.jobs.requests() {
+		if strings.Contains(r.RequestURI, "smuggled") {
+			t.Fatalf("a request that followed an ambiguous one reached the upstream: %s %s", r.Method, r.RequestURI)
+		}
+	}
+}
+
+// statusLines writes request on a fresh connection and returns the status
+// lines of every answer read until the gateway closes it (or a short
+// while passes on a connection it keeps).
+func statusLines(t *testing.T, h *harness, request string) []string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(3 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(conn) // a timeout ends a kept connection
+	var lines []string
+	for _, l := range strings.Split(string(b), "\r\n") {
+		if strings.HasPrefix(l, "HTTP/1.") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
