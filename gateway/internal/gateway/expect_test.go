@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -50,16 +49,7 @@ func TestExpectContinueKeepsTheGatewayHeadersOnTheFinalResponse(t *testing.T) {
 // no body, and returns the first status line the gateway answers.
 func statusAfterHead(t *testing.T, h *harness, head string) string {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, head); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
+	line, err := bufio.NewReader(h.send(t, head, 10*time.Second)).ReadString('\n')
 	if err != nil {
 		t.Fatalf("no answer before the body was sent: %v", err)
 	}

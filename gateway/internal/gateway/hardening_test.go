@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -241,16 +240,7 @@ func TestAmbiguouslyFramedRequestsSmuggleNothing(t *testing.T) {
 // while passes on a connection it keeps).
 func statusLines(t *testing.T, h *harness, request string) []string {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(3 * time.Second))
-	if _, err := io.WriteString(conn, request); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(conn) // a timeout ends a kept connection
+	b, _ := io.ReadAll(h.send(t, request, 3*time.Second)) // a timeout ends a kept connection
 	var lines []string
 	for _, l := range strings.Split(string(b), "\r\n") {
 		if strings.HasPrefix(l, "HTTP/1.") {

@@ -239,20 +239,27 @@ func (h *harness) get(t *testing.T, path, token string, header ...string) (*http
 	return h.do(t, http.MethodGet, path, token, nil, header...)
 }
 
-// raw writes request bytes on a fresh connection, for paths no client would
-// send, and returns the status line.
-func (h *harness) raw(t *testing.T, request string) string {
+// send writes request bytes on a fresh connection, for what no client
+// would send, and returns the connection, which the test closes (the
+// deadline bounds every read of it).
+func (h *harness) send(t *testing.T, request string, deadline time.Duration) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	t.Cleanup(func() { _ = conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(deadline))
 	if _, err := io.WriteString(conn, request); err != nil {
 		t.Fatal(err)
 	}
-	line, err := readLine(conn)
+	return conn
+}
+
+// raw sends request (send) and returns the status line.
+func (h *harness) raw(t *testing.T, request string) string {
+	t.Helper()
+	line, err := readLine(h.send(t, request, 10*time.Second))
 	if err != nil {
 		t.Fatalf("read status line: %v", err)
 	}
