@@ -62,9 +62,12 @@ func ReadBody(r *http.Request) ([]byte, error) {
 	return data, nil
 }
 
+// jsonSpace is JSON's insignificant whitespace (RFC 8259, section 2).
+const jsonSpace = " \t\r\n"
+
 // DecodeBytes is DecodeJSON for a body that was already read.
 func DecodeBytes(data []byte, dst any, v *Violations, ignore ...string) error {
-	data = bytes.TrimSpace(data)
+	data = bytes.Trim(data, jsonSpace) // bytes.TrimSpace would take \f, NBSP and more, which JSON refuses
 	if len(data) == 0 {
 		return Errorf(EMALFORMED, "the request body is empty")
 	}

@@ -53,6 +53,11 @@ func TestDecodeJSONRejectsBodiesThatAreNotJSONObjects(t *testing.T) {
 		{"truncated JSON is malformed", `{"nome_servico":`, "application/json", 0, problem.EMALFORMED},
 		{"a JSON array is malformed", `[{"nome_servico":"x"}]`, "application/json", 0, problem.EMALFORMED},
 		{"trailing garbage is malformed", `{} {}`, "application/json", 0, problem.EMALFORMED},
+		// JSON's whitespace is space, tab, CR and LF only (RFC 8259): what
+		// Unicode calls space besides is not JSON around an object.
+		{"a form feed before the object is malformed", "\f{}", "application/json", 0, problem.EMALFORMED},
+		{"a no-break space after the object is malformed", "{}\u00a0", "application/json", 0, problem.EMALFORMED},
+		{"a next-line character before the object is malformed", "\u0085{}", "application/json", 0, problem.EMALFORMED},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
