@@ -141,7 +141,9 @@ func TestLogBufferDoesNotHoldLinesBehindASlowWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := []byte(strings.Repeat("x", 99) + "\n")
+	filled := make(chan struct{})
 	go func() {
+		defer close(filled)
 		for range (64 << 10) / len(line) * 2 { // two batches: the first one's write stalls
 			_, _ = buf.Write(line)
 		}
@@ -160,6 +162,11 @@ func TestLogBufferDoesNotHoldLinesBehindASlowWrite(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a line waited for the stalled write of the batch before it")
+	}
+	select { // the lines behind the stalled write were all taken too
+	case <-filled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("lines written behind a stalled write waited for it")
 	}
 	close(out.release)
 	if err := buf.Close(); err != nil {
