@@ -236,11 +236,11 @@ func TestAmbiguouslyFramedRequestsSmuggleNothing(t *testing.T) {
 }
 
 // statusLines writes request on a fresh connection and returns the status
-// lines of every answer read until the gateway closes it (or a short
-// while passes on a connection it keeps).
+// lines of every answer read until the gateway closes it (every case of
+// the test closes it; a kept connection would end at the deadline).
 func statusLines(t *testing.T, h *harness, request string) []string {
 	t.Helper()
-	b, _ := io.ReadAll(h.send(t, request, 3*time.Second)) // a timeout ends a kept connection
+	b, _ := io.ReadAll(h.send(t, request, 10*time.Second)) // a timeout ends a kept connection
 	var lines []string
 	for _, l := range strings.Split(string(b), "\r\n") {
 		if strings.HasPrefix(l, "HTTP/1.") {
