@@ -96,15 +96,16 @@ func uniqueSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// pickAddrs chooses the listen addresses of a program: freeAddrs, but in
+// pickAddrs chooses the listen addresses of a program: FreeAddrs, but in
 // a test that makes a port be taken first.
-var pickAddrs = freeAddrs
+var pickAddrs = FreeAddrs
 
-// freeAddrs returns want with each empty address replaced by a loopback
+// FreeAddrs returns want with each empty address replaced by a loopback
 // address with a port nobody listens on now, all of them distinct: the
 // ports are held until all are chosen. Another process could take one
-// before the program binds it; startProgram then starts it again.
-func freeAddrs(want []string) ([]string, error) {
+// before the program binds it; startProgram then starts it again. Tests
+// that run programs on addresses of their own choose them here too.
+func FreeAddrs(want []string) ([]string, error) {
 	out := slices.Clone(want)
 	for i, a := range want {
 		if a != "" {

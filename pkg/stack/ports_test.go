@@ -13,7 +13,7 @@ import (
 // and fixed ones are kept.
 func TestFreeAddrsAreDistinctAndKeepTheFixedOnes(t *testing.T) {
 	for range 200 {
-		got, err := freeAddrs([]string{"", "127.0.0.1:1", "", ""})
+		got, err := FreeAddrs([]string{"", "127.0.0.1:1", "", ""})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -23,7 +23,7 @@ func TestFreeAddrsAreDistinctAndKeepTheFixedOnes(t *testing.T) {
 		free := []string{got[0], got[2], got[3]}
 		slices.Sort(free)
 		if len(slices.Compact(free)) != 3 {
-			t.Fatalf("freeAddrs gave %v: a port twice", got)
+			t.Fatalf("FreeAddrs gave %v: a port twice", got)
 		}
 	}
 }
@@ -43,9 +43,9 @@ func TestAProgramThatLostItsPortIsStartedOnAnother(t *testing.T) {
 		if calls == 1 {
 			return []string{taken.Addr().String()}, nil
 		}
-		return freeAddrs(want)
+		return FreeAddrs(want)
 	}
-	defer func() { pickAddrs = freeAddrs }()
+	defer func() { pickAddrs = FreeAddrs }()
 
 	s, err := Start(context.Background(), Options{Programs: []string{IdP}, RedisURL: "redis://127.0.0.1:1/0"})
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -20,22 +19,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(stack.Main(m)) }
 
-// freeAddrs returns n distinct loopback addresses nobody listens on now:
-// each is held until all are chosen, so none is handed out twice.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	addrs := make([]string, n)
-	for i := range addrs {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		addrs[i] = ln.Addr().String()
-	}
-	return addrs
-}
-
 func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds and runs every program as a process; skipped under -short")
@@ -43,7 +26,10 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	dbs := map[string]string{"SEARCH_ADMIN_DATABASE_URL": "run_search_" + suffix, "JOBS_DATABASE_URL": "run_jobs_" + suffix}
-	addrs := freeAddrs(t, 7)
+	addrs, err := stack.FreeAddrs(make([]string, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
 	gateway, gatewayAdmin := addrs[0], addrs[1]
 	environ := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
