@@ -123,6 +123,43 @@ func TestUpstreamCopiesOfGatewayHeadersAreDropped(t *testing.T) {
 	}
 }
 
+// A proxy passes the upstream's response headers as they are: a response
+// without a Content-Type (which a client must then sniff or treat as
+// octet-stream) gets none invented, whatever its length or framing.
+func TestAResponseWithoutContentTypeGetsNoneInvented(t *testing.T) {
+	t.Parallel()
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = nil // net/http would sniff one
+		switch r.URL.Path {
+		case "/short":
+			_, _ = w.Write([]byte("%PDF-1.7 short"))
+		case "/long":
+			_, _ = w.Write([]byte(strings.Repeat("x", proxy.ShortBody+1)))
+		case "/chunked":
+			_, _ = w.Write([]byte("first"))
+			http.NewResponseController(w).Flush()
+			_, _ = w.Write([]byte("second"))
+		case "/typed":
+			w.Header().Set("Content-Type", "application/pdf")
+			_, _ = w.Write([]byte("%PDF-1.7"))
+		}
+	})
+	h := start(t, withRoute("/files", srv))
+	token := h.idp.Token(t, "reader")
+	for _, path := range []string{"/short", "/long", "/chunked"} {
+		resp, body := h.get(t, "/files"+path, token)
+		if resp.StatusCode != http.StatusOK || body == "" {
+			t.Fatalf("%s: status %d, body %d bytes", path, resp.StatusCode, len(body))
+		}
+		if got, ok := resp.Header["Content-Type"]; ok {
+			t.Errorf("%s: Content-Type = %q, want none: the upstream sent none", path, got)
+		}
+	}
+	if resp, _ := h.get(t, "/files/typed", token); resp.Header.Get("Content-Type") != "application/pdf" {
+		t.Errorf("Content-Type = %q, want the upstream's application/pdf", resp.Header.Get("Content-Type"))
+	}
+}
+
 func TestResponsesAreStreamed(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})

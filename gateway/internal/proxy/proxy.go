@@ -75,6 +75,9 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	resp := fasthttp.AcquireResponse()
 	u.build(req, c, f, body)
 	resp.StreamBody = true
+	// fasthttp reads a response without Content-Type as text/plain: the
+	// client gets what the upstream sent, none.
+	resp.Header.SetNoDefaultContentType(true)
 	var span trace.Span
 	if u.tracing != nil {
 		span = u.tracing.start(server.RequestContext(c), string(c.Method()), &req.Header)
