@@ -6,6 +6,8 @@
 //	peerbench bareproxy ADDR URL     httputil.ReverseProxy and nothing else, the floor of a Go proxy
 //	peerbench fastproxy ADDR HOST    fasthttp's Server and HostClient and nothing else: the gateway's
 //	                                 proxy core without the gateway's work, the ceiling of its design
+//	peerbench fastheaders ADDR HOST  fastproxy sending upstream the seven headers the gateway adds, and
+//	                                 returning an X-Request-ID: what those headers cost by themselves
 //	peerbench jwk2pem < jwks.json    the first RSA key of a JWKS as PEM, for HAProxy's jwt_verify
 package main
 
@@ -47,12 +49,12 @@ func run(args []string, in io.Reader, out io.Writer) error {
 			return err
 		}
 		return serve(args[1], bareProxy(up))
-	case len(args) == 3 && args[0] == "fastproxy":
-		return fastProxy(args[2]).ListenAndServe(args[1])
+	case len(args) == 3 && (args[0] == "fastproxy" || args[0] == "fastheaders"):
+		return fastProxy(args[2], args[0] == "fastheaders").ListenAndServe(args[1])
 	case len(args) == 1 && args[0] == "jwk2pem":
 		return jwk2pem(in, out)
 	}
-	return errors.New("usage: peerbench upstream ADDR | bareproxy ADDR URL | fastproxy ADDR HOST:PORT | jwk2pem")
+	return errors.New("usage: peerbench upstream ADDR | bareproxy ADDR URL | fastproxy ADDR HOST:PORT | fastheaders ADDR HOST:PORT | jwk2pem")
 }
 
 func serve(addr string, h http.Handler) error {
@@ -82,18 +84,39 @@ func bareProxy(up *url.URL) http.Handler {
 
 // fastProxy forwards /go/v1/... to the upstream at hostport without the
 // prefix through one fasthttp.HostClient, the request and response passed
-// through as they are: no token, limits, headers, log, metrics, deadlines
-// or streaming.
-func fastProxy(hostport string) *fasthttp.Server {
+// through as they are: no token, limits, log, metrics, deadlines or
+// streaming. With gatewayHeaders it adds what the gateway sends upstream
+// beside the client's headers (a request id, X-Forwarded-For, -Host,
+// -Proto and -Prefix, the caller's client and department, the bench
+// token's, with values of the lengths the gateway sends) and the request id
+// it returns: the part of the gateway's cost, to itself, the upstream and
+// the client, that is those headers and no work at all.
+func fastProxy(hostport string, gatewayHeaders bool) *fasthttp.Server {
 	c := &fasthttp.HostClient{Addr: hostport, MaxConns: 1024}
 	return &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
 		uri := ctx.Request.URI()
 		uri.SetPathBytes(bytes.TrimPrefix(uri.Path(), []byte("/go/v1")))
+		if gatewayHeaders {
+			h := &ctx.Request.Header
+			h.Set("X-Request-Id", benchRequestID)
+			h.Add("X-Forwarded-For", "127.0.0.1")
+			h.AddBytesV("X-Forwarded-Host", ctx.Host())
+			h.Add("X-Forwarded-Proto", "http")
+			h.Add("X-Forwarded-Prefix", "/go/v1")
+			h.Add("X-Client-Id", "jobs-admin")
+			h.Add("X-Department", "trabalho")
+		}
 		if err := c.Do(&ctx.Request, &ctx.Response); err != nil {
 			ctx.Error(err.Error(), fasthttp.StatusBadGateway)
 		}
+		if gatewayHeaders {
+			ctx.Response.Header.Set("X-Request-Id", benchRequestID)
+		}
 	}}
 }
+
+// benchRequestID has the length of the gateway's request ids (UUIDv7).
+const benchRequestID = "01a21af0-0526-73dc-a34c-855a157d62b4"
 
 // jwk2pem writes the first RSA key of the JWKS read from in as a PEM public key.
 func jwk2pem(in io.Reader, out io.Writer) error {

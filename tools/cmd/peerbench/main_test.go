@@ -48,28 +48,39 @@ func TestJWK2PEMWritesTheRSAKeyOfTheSet(t *testing.T) {
 func TestFastProxyForwardsBelowThePrefix(t *testing.T) {
 	t.Parallel()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Authorization"))
+		_, _ = io.WriteString(w, r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Authorization")+
+			" ["+r.Header.Get("X-Forwarded-Host")+" "+r.Header.Get("X-Client-Id")+" "+r.Header.Get("X-Request-Id")+"]")
 	}))
 	t.Cleanup(up.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := fastProxy(strings.TrimPrefix(up.URL, "http://"))
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	req, err := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/go/v1/api/v1/empregos?page=2", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer t")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || string(body) != "GET /api/v1/empregos?page=2 Bearer t" {
-		t.Fatalf("status %d, upstream saw %q", resp.StatusCode, body)
+	for _, headers := range []bool{false, true} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := fastProxy(strings.TrimPrefix(up.URL, "http://"), headers)
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { _ = srv.Shutdown() })
+		req, err := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/go/v1/api/v1/empregos?page=2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer t")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		want, id := "GET /api/v1/empregos?page=2 Bearer t [  ]", ""
+		if headers {
+			want = "GET /api/v1/empregos?page=2 Bearer t [" + ln.Addr().String() + " jobs-admin " + benchRequestID + "]"
+			id = benchRequestID
+		}
+		if resp.StatusCode != http.StatusOK || string(body) != want {
+			t.Errorf("gateway headers %v: status %d, upstream saw %q, want %q", headers, resp.StatusCode, body, want)
+		}
+		if got := resp.Header.Get("X-Request-Id"); got != id {
+			t.Errorf("gateway headers %v: X-Request-Id = %q, want %q", headers, got, id)
+		}
 	}
 }

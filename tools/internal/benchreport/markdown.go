@@ -86,7 +86,9 @@ func (r *Report) writePeers(b *strings.Builder) {
 	b.WriteString("The same trivial upstream, bearer token and wrk load (2 threads, 64 connections) through each " +
 		"target; median of the rounds, which alternate between targets. `haproxy-jwt-limits` verifies the RS256 " +
 		"token on every request and counts it per client and department in stick tables, the work the gateway does. " +
-		"`fasthttp-bare` is the gateway's proxy core (fasthttp's server and `HostClient`) with none of its work. " +
+		"`fasthttp-bare` is the gateway's proxy core (fasthttp's server and `HostClient`) with none of its work; " +
+		"`fasthttp-headers` is the same core sending upstream the seven headers the gateway adds, and the request " +
+		"id it returns, still with none of its work. " +
 		"CPU us/req is the CPU time the target's own processes spent per request served (the upstream's, for " +
 		"`direct`): wrk and the upstream share the same cores, so it is the steadier figure of the two.\n\n")
 	b.WriteString(strings.Join(r.Peers.Table, "\n") + "\n\n")
