@@ -83,6 +83,15 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 		span = u.tracing.start(server.RequestContext(c), string(c.Method()), &req.Header)
 	}
 	err := u.client.Do(req, resp)
+	// Nothing was sent on a stale connection (errStaleConn), which is
+	// closed: the request goes on another, a new one when the pool has no
+	// other. A fresh connection is never stale, so this ends.
+	for range u.client.MaxConns { // at most every pooled connection is stale
+		if !errors.Is(err, errStaleConn) {
+			break
+		}
+		err = u.client.Do(req, resp)
+	}
 	fasthttp.ReleaseRequest(req) // sent whole before the answer is read
 	if err != nil {
 		if span != nil {

@@ -5,8 +5,10 @@
 package proxy
 
 import (
+	"errors"
 	"net"
 	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -28,6 +30,13 @@ type Config struct {
 // (ShortBody); fasthttp would keep it on a streamed body too, so the
 // connection's read deadline is cleared once the headers of a longer body
 // are in (keepReading), and an event stream may run as long as it likes.
+//
+// WriteTimeout is set only so that fasthttp calls SetWriteDeadline on the
+// connection it took from the pool before it writes, or reads from the
+// client's body, anything: the connection checks there that it is still in
+// step with the upstream (deadlineConn.SetWriteDeadline) and sets no write
+// deadline, as before (a client's body is bounded by the server's read
+// timeout).
 func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 	addr := u.Host
 	if u.Port() == "" {
@@ -40,6 +49,7 @@ func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 		MaxConns:                      max(c.MaxIdleConnsHost, 1024),
 		MaxIdleConnDuration:           c.IdleConnTimeout,
 		ReadTimeout:                   c.ResponseTimeout,
+		WriteTimeout:                  time.Hour, // any positive value; see above
 		MaxConnWaitTimeout:            c.DialTimeout,
 		NoDefaultUserAgentHeader:      true,
 		DisableHeaderNamesNormalizing: true,
@@ -53,22 +63,58 @@ func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 				return nil, err
 			}
 			dc := &deadlineConn{Conn: conn}
+			if sc, ok := conn.(syscall.Conn); ok {
+				dc.raw, _ = sc.SyscallConn()
+			}
 			dc.local = &connAddr{Addr: conn.LocalAddr(), conn: dc}
 			return dc, nil
 		},
 	}
 }
 
+// errStaleConn is a pooled connection found unusable before anything of a
+// request was sent on it: nothing was written or read from the client's
+// body, and the request is sent again on another connection (Serve).
+var errStaleConn = errors.New("pooled upstream connection closed by the upstream, or holding bytes no request asked for")
+
 // deadlineConn is an upstream connection whose read deadline the proxy can
 // clear once the response headers are in: its LocalAddr, which fasthttp
 // hands to the Response on every request, leads back to it. The address is
 // made once per connection, not once per request.
+//
+// It also checks itself each time it is taken from the pool for another
+// request. An upstream may close a connection while it is idle (its
+// keep-alive timeout is shorter than ours, or it restarted), and may write
+// on it what no request asked for (a 408 before closing, the body of a
+// response it framed wrongly). Either shows as the socket being readable
+// before the request is written; sending the request there would get a
+// 502, or worse, read those bytes as this request's answer, which may be
+// another client's. nginx drops such a connection from its keep-alive cache
+// and Go's Transport notices it with a read it keeps pending; here it is one
+// non-blocking peek per reused connection.
 type deadlineConn struct {
 	net.Conn
 	local *connAddr
+	raw   syscall.RawConn // nil if the connection has no descriptor
+	used  bool            // an answer was read on it: the next write is a reuse
 }
 
 func (c *deadlineConn) LocalAddr() net.Addr { return c.local }
+
+func (c *deadlineConn) Read(p []byte) (int, error) {
+	c.used = true
+	return c.Conn.Read(p)
+}
+
+// SetWriteDeadline is called by fasthttp before each request is written
+// (newClient): on a reused connection it fails with errStaleConn when the
+// upstream closed it or sent something unasked, and it sets no deadline.
+func (c *deadlineConn) SetWriteDeadline(time.Time) error {
+	if c.used && c.raw != nil && !idle(c.raw) {
+		return errStaleConn
+	}
+	return nil
+}
 
 type connAddr struct {
 	net.Addr

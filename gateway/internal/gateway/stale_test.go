@@ -1,0 +1,155 @@
+package gateway_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// rawUpstream serves each request on a connection with answer, which writes
+// the bytes of the answer on conn as they are (and may write more, or close
+// it, later). It returns the upstream's URL.
+func rawUpstream(t *testing.T, answer func(conn net.Conn, r *http.Request)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { _ = ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				for {
+					_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+					r, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, r.Body)
+					answer(conn, r)
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+const okAnswer = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok"
+
+// An upstream may close a kept-alive connection whenever it is idle: its
+// own keep-alive timeout is shorter than the gateway's (2 s for gunicorn,
+// 5 s for Node), or it restarted. No client request is lost to a pooled
+// connection the upstream already closed, whatever its method or body.
+func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var open []net.Conn
+	up := rawUpstream(t, func(conn net.Conn, _ *http.Request) {
+		_, _ = io.WriteString(conn, okAnswer)
+		mu.Lock()
+		open = append(open, conn)
+		mu.Unlock()
+		time.AfterFunc(20*time.Millisecond, func() { _ = conn.Close() })
+	})
+	h := start(t, withRoute("/short", up))
+	token := h.idp.Token(t, "reader")
+	requests := []struct{ method, body string }{
+		{http.MethodGet, ""}, {http.MethodGet, ""}, {http.MethodPost, `{"a":1}`},
+		{http.MethodPut, `{"a":2}`}, {http.MethodDelete, ""}, {http.MethodGet, ""},
+	}
+	for i, r := range requests {
+		var body io.Reader
+		if r.body != "" {
+			body = strings.NewReader(r.body)
+		}
+		resp, got := h.do(t, r.method, "/short/x", token, body)
+		if resp.StatusCode != http.StatusOK || got != "ok" {
+			t.Errorf("request %d (%s): %d %q, want 200 ok", i, r.method, resp.StatusCode, got)
+		}
+		time.Sleep(100 * time.Millisecond) // the upstream has closed the connection since
+	}
+
+	// A restart: every pooled connection is closed at once.
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.get(t, "/short/warm", token)
+		}()
+	}
+	wg.Wait()
+	time.Sleep(100 * time.Millisecond)
+	for i := range 10 {
+		if resp, got := h.get(t, "/short/after", token); resp.StatusCode != http.StatusOK || got != "ok" {
+			t.Errorf("request %d after the restart: %d %q, want 200 ok", i, resp.StatusCode, got)
+		}
+	}
+}
+
+// Bytes an upstream writes on a connection outside any answer (a 408 before
+// it closes an idle connection, the rest of an answer it framed wrongly)
+// are never read as the answer to a later request, which may be another
+// client's.
+func TestBytesNoRequestAskedForAreNeverAnAnswer(t *testing.T) {
+	t.Parallel()
+	up := rawUpstream(t, func(conn net.Conn, r *http.Request) {
+		switch r.URL.Path {
+		case "/late408":
+			_, _ = io.WriteString(conn, okAnswer)
+			time.AfterFunc(20*time.Millisecond, func() {
+				_, _ = io.WriteString(conn, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 7\r\n\r\ntimeout")
+				_ = conn.Close()
+			})
+		case "/misframed":
+			// A 204 has no body; what follows is a whole answer of its
+			// own, and the connection stays open.
+			_, _ = io.WriteString(conn, "HTTP/1.1 204 No Content\r\n\r\n")
+			time.AfterFunc(20*time.Millisecond, func() {
+				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nPOISONED")
+			})
+		default:
+			_, _ = io.WriteString(conn, okAnswer)
+		}
+	})
+	h := start(t, withRoute("/raw", up))
+	token := h.idp.Token(t, "reader")
+	other := &http.Client{Transport: &http.Transport{}} // another client, its own connections
+	t.Cleanup(other.CloseIdleConnections)
+	for _, trigger := range []string{"/raw/late408", "/raw/misframed"} {
+		for i := range 3 {
+			h.get(t, trigger, token)
+			time.Sleep(100 * time.Millisecond)
+			req, err := http.NewRequest(http.MethodGet, h.base+"/raw/victim", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := other.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || string(got) != "ok" {
+				t.Errorf("after %s (%d): the next client got %d %q, want 200 ok", trigger, i, resp.StatusCode, got)
+			}
+		}
+	}
+}
