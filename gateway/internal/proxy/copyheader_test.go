@@ -11,7 +11,7 @@ import (
 // The upstream's response headers reach the client whatever case the
 // upstream wrote them in, repeated ones in order and beside what the
 // gateway already set, without hop-by-hop headers or the upstream's copies
-// of the gateway's own.
+// of the gateway's own, and without the headers its Connection header names.
 func TestCopyResponseHeaderKeepsRepeatsAndDropsWhatTheGatewayOwns(t *testing.T) {
 	t.Parallel()
 	var src fasthttp.ResponseHeader
@@ -21,6 +21,8 @@ func TestCopyResponseHeaderKeepsRepeatsAndDropsWhatTheGatewayOwns(t *testing.T) 
 	src.Add("x-custom-thing", "x")
 	src.Add("Vary", "Accept")
 	src.Add("Connection", "close")
+	src.Add("Connection", "X-Hop, keep-alive")
+	src.Add("x-hop", "this connection's only")
 	src.Add("Keep-Alive", "timeout=5")
 	src.Add("X-Request-Id", "upstream-id")
 	src.Add("X-RateLimit-Remaining", "99")

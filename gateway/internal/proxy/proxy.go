@@ -133,8 +133,11 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	if whole {
 		switch {
 		case c.IsHead():
+			// The length a GET would have, or none (-1: chunked, as a
+			// GET's body of no stated length would be sent): a HEAD of
+			// a chunked resource does not claim an empty body.
 			c.Response.SkipBody = true
-			c.Response.Header.SetContentLength(max(size, 0))
+			c.Response.Header.SetContentLength(max(size, -1))
 		case stream == nil:
 			c.SetBody(resp.Body())
 		}
@@ -233,6 +236,9 @@ func (b *upstreamBody) Close() error {
 func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	h := &req.Header
 	h.DisableNormalizing() // names come canonical from the server
+	// fasthttp would write a body without Content-Type as
+	// application/octet-stream: the upstream gets what the client sent.
+	h.SetNoDefaultContentType(true)
 	h.SetMethodBytes(c.Method())
 	path := escapedPath(f.Path, f.RawPath)
 	q := c.URI().QueryString()
@@ -255,7 +261,7 @@ func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forwar
 	h.SetRequestURIBytes(uri)
 	h.SetHost(u.route.Upstream.Host)
 	in := &c.Request.Header
-	hop := connectionTokens(in)
+	hop := connectionTokens(in.PeekAll("Connection"))
 	for name, value := range in.All() {
 		n := b2s(name)
 		if isHopByHop(n) || forwardedByGateway(n) || isIdentityHeader(n) || (len(hop) > 0 && hop[strings.ToLower(n)]) {
@@ -329,10 +335,11 @@ func forwardedByGateway(name string) bool {
 	return false
 }
 
-// connectionTokens are the header names a Connection header lists, lower-case.
-func connectionTokens(h *fasthttp.RequestHeader) map[string]bool {
+// connectionTokens are the header names the values of a Connection header
+// list, lower-case: headers of this connection only (RFC 9110 7.6.1).
+func connectionTokens(values [][]byte) map[string]bool {
 	var out map[string]bool
-	for _, v := range h.PeekAll("Connection") {
+	for _, v := range values {
 		for tok := range strings.SplitSeq(string(v), ",") {
 			if tok = strings.TrimSpace(tok); tok != "" && !strings.EqualFold(tok, "close") && !strings.EqualFold(tok, "keep-alive") {
 				if out == nil {
@@ -347,17 +354,18 @@ func connectionTokens(h *fasthttp.RequestHeader) map[string]bool {
 
 // copyResponseHeader adds the upstream's response headers to dst, without
 // hop-by-hop headers (Content-Length among them: the body's framing is the
-// server's), the upstream's Date (the server writes its own) and the
-// upstream's copies of the gateway's own.
+// server's) and those its Connection header names, the upstream's Date (the
+// server writes its own) and the upstream's copies of the gateway's own.
 //
 // The upstream's names, read as it wrote them, are made canonical in a
 // buffer on the stack, so the copy allocates nothing.
 func copyResponseHeader(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHeader) {
+	hop := connectionTokens(src.PeekAll("Connection"))
 	var buf [128]byte
 	for k, v := range src.All() {
 		key := canonical(buf[:0], k)
 		name := b2s(key)
-		if isHopByHop(name) || name == "Date" || isGatewayOwned(name) {
+		if isHopByHop(name) || name == "Date" || isGatewayOwned(name) || (len(hop) > 0 && hop[strings.ToLower(name)]) {
 			continue
 		}
 		dst.AddBytesKV(key, v)
