@@ -244,8 +244,11 @@ func FastPath(c *fasthttp.RequestCtx) string {
 }
 
 // fastBodySize is the size of the response's body: its Content-Length, or
-// -1 for a body streamed without one.
+// -1 for a body streamed without one or written on the hijacked connection.
 func fastBodySize(c *fasthttp.RequestCtx) int64 {
+	if c.Hijacked() {
+		return -1
+	}
 	if c.Response.IsBodyStream() {
 		return int64(c.Response.Header.ContentLength())
 	}

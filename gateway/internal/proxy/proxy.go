@@ -149,11 +149,43 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	// written after Serve returns, each read flushed to the client when
 	// the body has no length (chunked, as an event stream is).
 	keepReading(resp)
+	answer := &upstreamBody{stream: stream, resp: resp, span: span, u: u, ctx: server.RequestContext(c)}
+	if size < 0 && !c.Request.Header.IsHTTP11() {
+		closeDelimited(c, answer)
+		return
+	}
 	if size < 0 {
 		size = -1
 	}
 	c.Response.ImmediateHeaderFlush = size < 0 || bytes.HasPrefix(resp.Header.ContentType(), []byte("text/event-stream"))
-	c.SetBodyStream(&upstreamBody{stream: stream, resp: resp, span: span, u: u, ctx: server.RequestContext(c)}, size)
+	c.SetBodyStream(answer, size)
+}
+
+// closeDelimited answers an HTTP/1.0 client whose answer has no stated
+// length (a chunked body, an event stream). HTTP/1.0 has no chunked coding
+// (RFC 9112 6.1): the body goes as it comes and ends with the connection,
+// as nginx sends it. fasthttp frames every body it writes with a length or
+// chunks, so this answer is written on the hijacked connection, with the
+// head fasthttp would have written but for its framing.
+func closeDelimited(c *fasthttp.RequestCtx, body *upstreamBody) {
+	status := c.Response.StatusCode()
+	head := fmt.Appendf(make([]byte, 0, 1024), "HTTP/1.1 %d %s\r\nDate: %s\r\n",
+		status, fasthttp.StatusMessage(status), time.Now().UTC().Format(http.TimeFormat))
+	for k, v := range c.Response.Header.All() {
+		switch string(k) {
+		case fasthttp.HeaderContentLength, fasthttp.HeaderTransferEncoding, fasthttp.HeaderConnection, "Keep-Alive", fasthttp.HeaderDate:
+			continue
+		}
+		head = append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
+	}
+	head = append(head, "Connection: close\r\n\r\n"...)
+	c.HijackSetNoResponse(true)
+	c.Hijack(func(conn net.Conn) {
+		defer body.Close()
+		if _, err := conn.Write(head); err == nil {
+			_, _ = io.Copy(conn, body) // each read written as it comes
+		}
+	})
 }
 
 // ShortBody is the largest response body of stated length the proxy reads
