@@ -12,11 +12,13 @@ import (
 func idle(raw syscall.RawConn) bool {
 	var buf [1]byte
 	var err error
-	if cerr := raw.Read(func(fd uintptr) bool {
+	// Control, not Read: the peek does not wait, so it needs neither the
+	// read lock nor the poller.
+	if cerr := raw.Control(func(fd uintptr) {
 		for {
 			_, _, err = syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 			if !errors.Is(err, syscall.EINTR) {
-				return true
+				return
 			}
 		}
 	}); cerr != nil {
