@@ -101,6 +101,11 @@ func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 			t.Errorf("request %d after the restart: %d %q, want 200 ok", i, resp.StatusCode, got)
 		}
 	}
+	// Every reuse above found its connection closed: operators see it.
+	_, metrics := h.admin(t, "/metrics")
+	if !strings.Contains(metrics, `gateway_upstream_stale_connections_total{route="/short"}`) {
+		t.Errorf("no stale-connection count for /short in the metrics")
+	}
 }
 
 // Bytes an upstream writes on a connection outside any answer (a 408 before

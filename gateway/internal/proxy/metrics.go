@@ -13,6 +13,7 @@ import (
 // Metrics are the upstream series of the gateway.
 type Metrics struct {
 	latency *prometheus.HistogramVec
+	stale   *prometheus.CounterVec
 	// observers holds the histogram of every route and outcome seen.
 	observers server.SeriesMap[outcomeKey, prometheus.Observer]
 }
@@ -25,12 +26,22 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		Name:    "gateway_upstream_duration_seconds",
 		Help:    "Time from forwarding a request to the upstream's response headers or failure, by route prefix and outcome (status code, timeout, unreachable, too_large).",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-	}, []string{"route", "outcome"})}
-	if err := reg.Register(m.latency); err != nil {
-		return nil, fmt.Errorf("register upstream metrics: %w", err)
+	}, []string{"route", "outcome"}),
+		stale: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gateway_upstream_stale_connections_total",
+			Help: "Pooled upstream connections found closed by the upstream, or holding bytes no request asked for, and closed before a request was sent on them, by route prefix.",
+		}, []string{"route"}),
+	}
+	for _, c := range []prometheus.Collector{m.latency, m.stale} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("register upstream metrics: %w", err)
+		}
 	}
 	return m, nil
 }
+
+// staleConn counts a pooled connection of route found stale.
+func (m *Metrics) staleConn(route string) { m.stale.WithLabelValues(route).Inc() }
 
 // observe records an upstream answer with status.
 func (m *Metrics) observe(route string, status int, start time.Time) {

@@ -90,6 +90,7 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 		if !errors.Is(err, errStaleConn) {
 			break
 		}
+		u.metrics.staleConn(u.route.Prefix)
 		err = u.client.Do(req, resp)
 	}
 	fasthttp.ReleaseRequest(req) // sent whole before the answer is read
