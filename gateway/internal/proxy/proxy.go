@@ -173,8 +173,7 @@ func closeDelimited(c *fasthttp.RequestCtx, body *upstreamBody) {
 	head := fmt.Appendf(make([]byte, 0, 1024), "HTTP/1.1 %d %s\r\nDate: %s\r\n",
 		status, fasthttp.StatusMessage(status), time.Now().UTC().Format(http.TimeFormat))
 	for k, v := range c.Response.Header.All() {
-		switch string(k) {
-		case fasthttp.HeaderContentLength, fasthttp.HeaderTransferEncoding, fasthttp.HeaderConnection, "Keep-Alive", fasthttp.HeaderDate:
+		if n := b2s(k); isHopByHop(n) || n == fasthttp.HeaderDate { // the framing and date are this answer's
 			continue
 		}
 		head = append(append(append(append(head, k...), ": "...), v...), "\r\n"...)
@@ -297,7 +296,7 @@ func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forwar
 	hop := connectionTokens(in.PeekAll("Connection"))
 	for name, value := range in.All() {
 		n := b2s(name)
-		if isHopByHop(n) || forwardedByGateway(n) || isIdentityHeader(n) || (len(hop) > 0 && hop[strings.ToLower(n)]) {
+		if isHopByHop(n) || forwardedByGateway(n) || isIdentityHeader(n) || hop.has(n) {
 			continue
 		}
 		h.AddBytesKV(name, value)
@@ -368,15 +367,21 @@ func forwardedByGateway(name string) bool {
 	return false
 }
 
-// connectionTokens are the header names the values of a Connection header
-// list, lower-case: headers of this connection only (RFC 9110 7.6.1).
-func connectionTokens(values [][]byte) map[string]bool {
-	var out map[string]bool
+// hopNames are the header names the values of a Connection header list,
+// lower-case: headers of this connection only (RFC 9110 7.6.1).
+type hopNames map[string]bool
+
+// has reports whether name is one of them.
+func (h hopNames) has(name string) bool { return len(h) > 0 && h[strings.ToLower(name)] }
+
+// connectionTokens reads the hopNames of a Connection header's values.
+func connectionTokens(values [][]byte) hopNames {
+	var out hopNames
 	for _, v := range values {
 		for tok := range strings.SplitSeq(string(v), ",") {
 			if tok = strings.TrimSpace(tok); tok != "" && !strings.EqualFold(tok, "close") && !strings.EqualFold(tok, "keep-alive") {
 				if out == nil {
-					out = map[string]bool{}
+					out = hopNames{}
 				}
 				out[strings.ToLower(tok)] = true
 			}
@@ -398,7 +403,7 @@ func copyResponseHeader(dst *fasthttp.ResponseHeader, src *fasthttp.ResponseHead
 	for k, v := range src.All() {
 		key := canonical(buf[:0], k)
 		name := b2s(key)
-		if isHopByHop(name) || name == "Date" || isGatewayOwned(name) || (len(hop) > 0 && hop[strings.ToLower(name)]) {
+		if isHopByHop(name) || name == "Date" || isGatewayOwned(name) || hop.has(name) {
 			continue
 		}
 		dst.AddBytesKV(key, v)
