@@ -196,6 +196,37 @@ func TestFastHandlerDecidesExpectContinueBeforeTheBody(t *testing.T) {
 	}
 }
 
+// TestFastHandlerReadsTheRequestIDUnderAnyCase: a header's name is
+// case-insensitive on the wire, where Go's client would have made it
+// canonical.
+func TestFastHandlerReadsTheRequestIDUnderAnyCase(t *testing.T) {
+	t.Parallel()
+	base, _, _ := startFast(t, func(c *fasthttp.RequestCtx) {
+		c.SetBody(c.Request.Header.Peek("X-Request-Id")) // what an upstream would get
+	}, nil)
+	for _, name := range []string{"x-REQUEST-id", "x-request-id", "X-Request-ID"} {
+		head := rawGet(t, base, "/", name+": low-1")
+		if !strings.Contains(head, "\r\nX-Request-Id: low-1\r\n") || !strings.HasSuffix(head, "\r\n\r\nlow-1") {
+			t.Errorf("an id sent as %s is not honoured:\n%s", name, head)
+		}
+	}
+}
+
+// rawGet sends a GET of path with the header line given, as written, on a
+// connection that asks to be closed, and returns the whole answer.
+func rawGet(t *testing.T, base, path, header string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(conn, "GET "+path+" HTTP/1.1\r\nHost: x\r\n"+header+"\r\nConnection: close\r\n\r\n")
+	b, _ := io.ReadAll(conn)
+	return string(b)
+}
+
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
