@@ -71,3 +71,13 @@ func TestCanonicalizeRejects(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCanonicalize reads the path of a request the gateway routes.
+func BenchmarkCanonicalize(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := route.Canonicalize("/go/v1/api/v1/empregos/0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
