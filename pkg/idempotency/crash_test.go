@@ -80,7 +80,18 @@ func TestAClientThatHangsUpLeavesNothingAndItsRetryRunsOnce(t *testing.T) {
 	if x.rows("things") != 0 || x.rows("idempotency_keys") != 0 {
 		t.Fatalf("things %d, keys %d after the client left; want neither", x.rows("things"), x.rows("idempotency_keys"))
 	}
+	// The abandoned transaction ends on the server's side once Postgres
+	// sees its connection closed, a moment after the handler answered:
+	// a retry sent in that moment finds the key's lock held and gets the
+	// 409 (Retry-After: 1) a request whose key is in use gets.
 	retry := x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`)
+	for end := time.Now().Add(3 * time.Second); retry.Code == http.StatusConflict && time.Now().Before(end); {
+		if retry.Header().Get("Retry-After") != "1" {
+			t.Fatalf("a retry while the key is in use: 409 without Retry-After: 1: %s", retry.Body)
+		}
+		time.Sleep(20 * time.Millisecond)
+		retry = x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`)
+	}
 	expect(t, retry, http.StatusCreated)
 	if x.runs.Load() != 2 || x.rows("things") != 1 || retry.Header().Get(idempotency.ReplayedHeader) != "" {
 		t.Errorf("runs %d, things %d; want the retry to run once and store once", x.runs.Load(), x.rows("things"))
