@@ -4,5 +4,9 @@ package proxy
 
 import "syscall"
 
-// idle cannot look without reading here: every pooled connection passes.
-func idle(syscall.RawConn) bool { return true }
+// peeker cannot look without reading here: every pooled connection passes.
+type peeker struct{}
+
+func newPeeker(syscall.RawConn) *peeker { return &peeker{} }
+
+func (*peeker) idle() bool { return true }

@@ -64,7 +64,9 @@ func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 			}
 			dc := &deadlineConn{Conn: conn}
 			if sc, ok := conn.(syscall.Conn); ok {
-				dc.raw, _ = sc.SyscallConn()
+				if raw, err := sc.SyscallConn(); err == nil {
+					dc.peeker = newPeeker(raw)
+				}
 			}
 			dc.local = &connAddr{Addr: conn.LocalAddr(), conn: dc}
 			return dc, nil
@@ -94,9 +96,9 @@ var errStaleConn = errors.New("pooled upstream connection closed by the upstream
 // non-blocking peek per reused connection.
 type deadlineConn struct {
 	net.Conn
-	local *connAddr
-	raw   syscall.RawConn // nil if the connection has no descriptor
-	used  bool            // an answer was read on it: the next write is a reuse
+	local  *connAddr
+	peeker *peeker // nil if the connection has no descriptor
+	used   bool    // an answer was read on it: the next write is a reuse
 }
 
 func (c *deadlineConn) LocalAddr() net.Addr { return c.local }
@@ -110,7 +112,7 @@ func (c *deadlineConn) Read(p []byte) (int, error) {
 // (newClient): on a reused connection it fails with errStaleConn when the
 // upstream closed it or sent something unasked, and it sets no deadline.
 func (c *deadlineConn) SetWriteDeadline(time.Time) error {
-	if c.used && c.raw != nil && !idle(c.raw) {
+	if c.used && c.peeker != nil && !c.peeker.idle() {
 		return errStaleConn
 	}
 	return nil

@@ -1,0 +1,66 @@
+//go:build unix
+
+package proxy
+
+import (
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestThePeekSeesWhatWaitsAndAllocatesNothing: the pool's look at a
+// connection, made before every reuse, tells an idle socket from one with
+// a byte waiting or closed by its peer, takes nothing from it, and
+// allocates nothing.
+func TestThePeekSeesWhatWaitsAndAllocatesNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	peer, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := conn.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPeeker(raw)
+	if !p.idle() {
+		t.Fatal("a quiet connection is not idle")
+	}
+	if n := testing.AllocsPerRun(100, func() { p.idle() }); n != 0 {
+		t.Errorf("a look allocates %.0f times", n)
+	}
+	if _, err := peer.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !p.idle() }, "a byte waiting")
+	buf := make([]byte, 4)
+	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+	if n, err := conn.Read(buf); n != 1 || buf[0] != 'x' {
+		t.Fatalf("the byte looked at was taken: read %q (%v)", buf[:n], err)
+	}
+	if !p.idle() {
+		t.Fatal("a connection read empty is not idle")
+	}
+	_ = peer.Close()
+	waitFor(t, func() bool { return !p.idle() }, "the peer's close")
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("the peek did not see %s", what)
+}
