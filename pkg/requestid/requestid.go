@@ -5,9 +5,10 @@ package requestid
 import (
 	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"math/rand/v2"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Header is the HTTP header that carries the request id in both directions.
@@ -48,25 +49,13 @@ func From(ctx context.Context) string {
 // id is a correlation handle, not a secret, and the gateway numbers every
 // request. uuid.NewV7, its first maker, took a process-wide lock for its
 // pool of random bytes and for ordering ids within a millisecond, which no
-// reader of an id needs.
+// reader of an id needs. The text is still written by uuid.UUID.String.
 func New() string {
-	var b [16]byte
+	var id uuid.UUID
 	ms := uint64(time.Now().UnixMilli())
-	hi := ms<<16 | 0x7000 | rand.Uint64()&0x0fff                // 48 bits of time, version 7, 12 random bits
-	lo := rand.Uint64()&0x3fffffffffffffff | 0x8000000000000000 // variant 10, 62 random bits
-	binary.BigEndian.PutUint64(b[:8], hi)
-	binary.BigEndian.PutUint64(b[8:], lo)
-	var s [36]byte
-	hex.Encode(s[0:8], b[0:4])
-	s[8] = '-'
-	hex.Encode(s[9:13], b[4:6])
-	s[13] = '-'
-	hex.Encode(s[14:18], b[6:8])
-	s[18] = '-'
-	hex.Encode(s[19:23], b[8:10])
-	s[23] = '-'
-	hex.Encode(s[24:], b[10:])
-	return string(s[:])
+	binary.BigEndian.PutUint64(id[:8], ms<<16|0x7000|rand.Uint64()&0x0fff)                  // 48 bits of time, version 7, 12 random bits
+	binary.BigEndian.PutUint64(id[8:], rand.Uint64()&0x3fffffffffffffff|0x8000000000000000) // variant 10, 62 random bits
+	return id.String()
 }
 
 // Valid reports whether an incoming id is sane enough to honour: 1 to 128

@@ -160,8 +160,9 @@ func requestIDOf(c *fasthttp.RequestCtx) string {
 	return id
 }
 
-// requestIDName is requestid.Header as fasthttp's server stores it.
-var requestIDName = []byte("X-Request-Id")
+// requestIDName is requestid.Header as fasthttp's server stores it, which
+// is the canonical form net/http gives it.
+var requestIDName = []byte(http.CanonicalHeaderKey(requestid.Header))
 
 // readOnly is the bytes of s, for a call that only reads (copies) them.
 func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
