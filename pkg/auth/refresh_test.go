@@ -18,6 +18,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/logtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/problem"
 )
 
@@ -43,17 +44,10 @@ func running(t *testing.T, idp *devidptest.IdP, edit ...func(*auth.Config)) (*au
 	return v, logs
 }
 
-// eventually polls cond until it holds; the deadline bounds a state change,
-// it is not a speed assertion.
+// eventually polls cond until it holds, for up to 15 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	polltest.Until(t, 15*time.Second, what, cond)
 }
 
 // gauge returns the value of the sample name{labels} c collects, or -1.

@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/municipal-apis/platform/pkg/logtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"github.com/municipal-apis/platform/pkg/server"
 )
@@ -229,13 +230,7 @@ func rawGet(t *testing.T, base, path, header string) string {
 
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	polltest.Until(t, 5*time.Second, "the condition holds", cond)
 }
 
 // A program stopped while it starts (Shutdown before Serve) does not serve

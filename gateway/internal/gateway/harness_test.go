@@ -25,6 +25,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/logtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/redistest"
 )
 
@@ -330,15 +331,8 @@ func randomHex(t testing.TB) string {
 	return hex.EncodeToString(b)
 }
 
-// waitFor polls cond until it holds; the deadline bounds a state change,
-// it is not a speed assertion.
+// waitFor polls cond until it holds, for up to 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, what, cond)
 }

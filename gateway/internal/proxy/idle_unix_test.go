@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/municipal-apis/platform/pkg/polltest"
 )
 
 // TestThePeekSeesWhatWaitsAndAllocatesNothing: the pool's look at a
@@ -42,7 +44,7 @@ func TestThePeekSeesWhatWaitsAndAllocatesNothing(t *testing.T) {
 	if _, err := peer.Write([]byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return !p.idle() }, "a byte waiting")
+	polltest.Until(t, 2*time.Second, "the peek sees a byte waiting", func() bool { return !p.idle() })
 	buf := make([]byte, 4)
 	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
 	if n, err := conn.Read(buf); n != 1 || buf[0] != 'x' {
@@ -52,15 +54,5 @@ func TestThePeekSeesWhatWaitsAndAllocatesNothing(t *testing.T) {
 		t.Fatal("a connection read empty is not idle")
 	}
 	_ = peer.Close()
-	waitFor(t, func() bool { return !p.idle() }, "the peer's close")
-}
-
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("the peek did not see %s", what)
+	polltest.Until(t, 2*time.Second, "the peek sees the peer's close", func() bool { return !p.idle() })
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/redistest"
 )
 
@@ -56,13 +57,7 @@ func randomHex(t *testing.T) string {
 // waitFor polls cond until it holds or waitLimit passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting until %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	polltest.Until(t, waitLimit, what, cond)
 }
 
 // redisCount reads a counter straight from Redis.

@@ -12,6 +12,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
@@ -49,18 +50,6 @@ func fastReembed(cfg *searchadmin.Config) {
 		BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond}
 }
 
-// eventually polls cond until it holds, failing the test after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // attempts reads the failed embedding attempts of the Servico id.
 func attempts(app *testApp, id string) (n int, pending bool) {
 	row := app.db.Raw("SELECT embed_attempts, embedding_pending FROM search_documents WHERE servico_id = ?", id).Row()
@@ -81,10 +70,10 @@ func TestAProviderOutageLosesNoWrite(t *testing.T) {
 	if sv.EmbeddingStatus != catalog.EmbeddingPending || sv.Embedding != nil || sv.SearchContent == "" {
 		t.Fatalf("create during the outage: status %q, %d dimensions, content %q", sv.EmbeddingStatus, len(sv.Embedding), sv.SearchContent)
 	}
-	eventually(t, 10*time.Second, "the worker has failed at least twice", func() bool { n, _ := attempts(app, sv.ID); return n >= 2 })
+	polltest.Until(t, 10*time.Second, "the worker has failed at least twice", func() bool { n, _ := attempts(app, sv.ID); return n >= 2 })
 	down.Store(false)
 	path := "/api/v1/admin/services/" + sv.ID
-	eventually(t, 10*time.Second, "the embedding is complete", func() bool {
+	polltest.Until(t, 10*time.Second, "the embedding is complete", func() bool {
 		return app.do(http.MethodGet, path, "reader", nil).servico(t, http.StatusOK).EmbeddingStatus == catalog.EmbeddingReady
 	})
 	got := app.do(http.MethodGet, path, "reader", nil).servico(t, http.StatusOK)
@@ -107,7 +96,7 @@ func TestPendingEmbeddingsSurviveARestart(t *testing.T) {
 	first := wireApp(t, dsn, idp, emb, "replica-first", fastReembed)
 	stopFirst := first.runBackground(context.Background())
 	sv := first.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
-	eventually(t, 10*time.Second, "the first instance's worker has failed", func() bool { n, _ := attempts(first, sv.ID); return n >= 1 })
+	polltest.Until(t, 10*time.Second, "the first instance's worker has failed", func() bool { n, _ := attempts(first, sv.ID); return n >= 1 })
 	stopFirst()
 	down.Store(false)
 	if _, pending := attempts(first, sv.ID); !pending {
@@ -115,7 +104,7 @@ func TestPendingEmbeddingsSurviveARestart(t *testing.T) {
 	}
 
 	second := newAppOn(t, dsn, idp, emb, fastReembed)
-	eventually(t, 10*time.Second, "the restarted instance completes the embedding", func() bool {
+	polltest.Until(t, 10*time.Second, "the restarted instance completes the embedding", func() bool {
 		_, pending := attempts(second, sv.ID)
 		return !pending
 	})

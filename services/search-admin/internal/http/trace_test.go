@@ -14,6 +14,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
@@ -89,7 +90,7 @@ func TestEmbeddingCallsAndTheReembedWorkerAreTraced(t *testing.T) {
 		t.Fatalf("created with embedding %q during the outage", sv.EmbeddingStatus)
 	}
 	down.Store(false)
-	eventually(t, 10*time.Second, "a re-embed run with its embedding call and SQL", func() bool {
+	polltest.Until(t, 10*time.Second, "a re-embed run with its embedding call and SQL", func() bool {
 		tree := treeOf(rec)
 		for _, run := range tree.named("re-embed") {
 			for _, e := range tree.named("embeddings text-embedding-3-small") {
@@ -157,7 +158,7 @@ func TestAReindexIsATraceOfItsBatches(t *testing.T) {
 	if st := app.reindexAndWait(t, "v1"); st.Reindex.State != catalog.ReindexCompleted {
 		t.Fatalf("re-index ended %q", st.Reindex.State)
 	}
-	eventually(t, 5*time.Second, "the re-index span", func() bool { return len(treeOf(rec).named("re-index")) == 1 })
+	polltest.Until(t, 5*time.Second, "the re-index span", func() bool { return len(treeOf(rec).named("re-index")) == 1 })
 	tree := treeOf(rec)
 	run := tree.named("re-index")[0]
 	if run.Parent().IsValid() {
