@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -123,6 +124,69 @@ func TestLargeLimitsAreLeasedAndNeverExceeded(t *testing.T) {
 	}
 	if c := redisCount(t, client, prefix+":{department:trabalho}"); c < got || c > got+2*ratelimit.LeaseSize(1000000) {
 		t.Errorf("department counter = %d, want the %d admitted plus at most two leases", c, got)
+	}
+}
+
+// A client's and its department's leases that run out at different requests
+// are fetched by concurrent requests in both orders: one holding the
+// department's lease while Redis answers for it, another the client's. The
+// first reading the client's lease then must not wait for the second, which
+// waits for it: that stalled every request of the client and the department
+// for good (the gateway stopped answering under load).
+func TestLeasesRunningOutApartDoNotStallRequests(t *testing.T) {
+	t.Parallel()
+	gws, _ := instances(t, 1, "1000-M", "1400-M") // leases of 5 and 7
+	done := make(chan int64)
+	go func() {
+		var admitted int64
+		for i := range 20 {
+			admitted += admitAll(t, gws, 1000, 16, fmt.Sprintf("client-%d", i), fmt.Sprintf("dept-%d", i))
+		}
+		done <- admitted
+	}()
+	select {
+	case got := <-done:
+		if got != 20*1000 {
+			t.Errorf("admitted %d of 20 clients' 1000 requests under a 1000-M limit, want all", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("requests stalled: counting against a client's and a department's leases deadlocked")
+	}
+}
+
+// A request whose caller hangs up while a lease is fetched gives back the
+// tokens it took from the leases held here. It must give them back after
+// unlocking the lease it fetched, not while holding it: with half the
+// requests cancelled, that too stalled the client and the department.
+func TestCancelledRequestsDoNotStallLeases(t *testing.T) {
+	t.Parallel()
+	gws, _ := instances(t, 1, "1000-M", "1400-M")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			var sent atomic.Int64
+			var wg sync.WaitGroup
+			for w := range 16 {
+				wg.Go(func() {
+					ctx := context.Background()
+					if w%2 == 1 {
+						ctx = cancelled
+					}
+					for sent.Add(1) <= 2000 {
+						gws[0].lim.CountCaller(ctx, fmt.Sprintf("client-%d", i), fmt.Sprintf("dept-%d", i))
+					}
+				})
+			}
+			wg.Wait()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("requests stalled: a cancelled request gave a token back while holding a lease it fetched")
 	}
 }
 

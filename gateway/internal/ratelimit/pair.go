@@ -92,6 +92,7 @@ type plan struct {
 	spent   bool   // the window's budget is handed out and none is held here: refused without asking
 	skipped bool   // a counter before this one refused the request, so this one does not count it
 	until   time.Time
+	state   limiter.Context // the lease held here as the token was taken, or found spent out
 	cmd     *redis.Cmd
 }
 
@@ -99,8 +100,13 @@ type plan struct {
 // leases held here where they can answer, and for the rest with one
 // pipelined round trip. A lease being fetched is locked until its answer
 // is in, so the concurrent requests of its caller wait for it instead of
-// fetching leases of their own; locks are taken in the order of cs
-// (client, then department), so they cannot deadlock.
+// fetching leases of their own. Those are the only locks held while
+// another is taken, and they are taken in the order of cs (client, then
+// department), so they cannot deadlock: a lease answered here is read
+// while its lock is held in plan, and tokens go back only once every
+// fetched lease is unlocked (release). (A request reading its client's
+// lease while holding its department's, as one did, stalled every request
+// of both for good when another was fetching the client's lease.)
 func (s *Store) redisCount(ctx context.Context, cs []Counter) (counts, error) {
 	var plans [2]plan
 	now := time.Now()
@@ -168,12 +174,13 @@ func (s *Store) plan(c Counter, now time.Time) plan {
 	switch {
 	case l.valid(now) && l.left > 0:
 		l.left--
-		p := plan{lease: l, local: true, until: l.expires}
+		p := plan{lease: l, local: true, until: l.expires, state: l.context(c.Rate, now, false)}
 		l.mu.Unlock()
 		return p
 	case l.exhausted(now, c.Rate.Limit):
+		p := plan{lease: l, spent: true, state: l.context(c.Rate, now, true)}
 		l.mu.Unlock()
-		return plan{lease: l, spent: true}
+		return p
 	}
 	return plan{lease: l, ask: size}
 }
@@ -194,9 +201,7 @@ func (p *plan) settle(rate limiter.Rate, now time.Time) (limiter.Context, bool, 
 		}
 		return p.lease.context(rate, now, !ok), ok, nil
 	}
-	p.lease.mu.Lock()
-	defer p.lease.mu.Unlock()
-	return p.lease.context(rate, now, p.spent), !p.spent, nil
+	return p.state, !p.spent, nil
 }
 
 // keep records the lease Redis granted to p, unspent.
@@ -216,13 +221,15 @@ func (p *plan) keep(rate limiter.Rate, now time.Time) error {
 // request was not counted: the tokens it took from leases held here go back.
 // A lease fetched for a counter after one that refused is kept, unspent, for
 // the requests that follow.
+// Every fetched lease is unlocked before a token goes back to another.
 func release(ps []plan, settled bool) {
 	for i := range ps {
-		p := &ps[i]
-		switch {
-		case p.lease != nil && p.ask > 0:
+		if p := &ps[i]; p.lease != nil && p.ask > 0 {
 			p.lease.mu.Unlock()
-		case p.local && (!settled || p.skipped):
+		}
+	}
+	for i := range ps {
+		if p := &ps[i]; p.local && (!settled || p.skipped) {
 			p.lease.mu.Lock()
 			if p.lease.expires.Equal(p.until) {
 				p.lease.left++
