@@ -20,7 +20,9 @@
 # Rounds alternate between targets; the table shows each target's median of ROUNDS rounds and its
 # ratio to direct, with the CPU time the target's own processes spent per request served (from
 # /proc, summed over nginx's workers; for direct, the upstream's): steadier than req/s on a shared
-# machine, where wrk and the upstream take their share of the same cores. Then the gateway's goals
+# machine, where wrk and the upstream take their share of the same cores. Beside it, the upstream's
+# CPU time per request behind each target: what a proxy sends upstream (the gateway's seven headers)
+# costs the upstream too, and so the throughput of the cores they share. Then the gateway's goals
 # (issue 14): gateway >= 1.0x haproxy-jwt-limits with no non-2xx, gateway-limits-off >= 0.9x
 # nginx-bare, gateway p99 no worse than haproxy-jwt-limits'.
 #
@@ -122,9 +124,10 @@ for t in "${ORDER[@]}"; do
 done
 for r in $(seq "$ROUNDS"); do for t in "${ORDER[@]}"; do
   # shellcheck disable=SC2086 # PROCS holds several pids for nginx
-  before=$(cputicks ${PROCS[$t]})
+  before=$(cputicks ${PROCS[$t]}); up=$(cputicks "${PROCS[direct]}")
   wrk -t2 -c"$CONN" -d"$DUR" --latency -H "Authorization: Bearer $TOK" "${URL[$t]}" >"$D/out/$t.$r" 2>&1
   echo "cpu ticks: $(($(cputicks ${PROCS[$t]}) - before)) of $(getconf CLK_TCK) per second" >>"$D/out/$t.$r"
+  echo "upstream cpu ticks: $(($(cputicks "${PROCS[direct]}") - up))" >>"$D/out/$t.$r"
 done; done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$D/out" "${ORDER[@]}" <<'PY'
@@ -134,7 +137,7 @@ def ms(s):
     v, u = re.match(r"([\d.]+)(us|ms|s)", s).groups(); return float(v) * {"us": .001, "ms": 1, "s": 1000}[u]
 res = {}
 for t in order:
-    rps, p50, p99, cpu, bad = [], [], [], [], 0
+    rps, p50, p99, cpu, upcpu, bad = [], [], [], [], [], 0
     for f in sorted(os.listdir(d)):
         if f.rsplit(".", 1)[0] != t: continue
         x = open(os.path.join(d, f)).read()
@@ -145,12 +148,13 @@ for t in order:
         n = int(re.search(r"(\d+) requests in", x).group(1))
         ticks, hz = map(int, re.search(r"cpu ticks: (-?\d+) of (\d+)", x).groups())
         cpu.append(ticks / hz * 1e6 / n)
-    res[t] = (st.median(rps), st.median(p50), st.median(p99), bad, min(rps), max(rps), st.median(cpu))
+        upcpu.append(int(re.search(r"upstream cpu ticks: (-?\d+)", x).group(1)) / hz * 1e6 / n)
+    res[t] = (st.median(rps), st.median(p50), st.median(p99), bad, min(rps), max(rps), st.median(cpu), st.median(upcpu))
 base = res["direct"][0]
-print(f"| target | req/s | x direct | p50 ms | p99 ms | non-2xx | range req/s | CPU us/req |")
-print("|---|---|---|---|---|---|---|---|")
+print(f"| target | req/s | x direct | p50 ms | p99 ms | non-2xx | range req/s | CPU us/req | upstream CPU us/req |")
+print("|---|---|---|---|---|---|---|---|---|")
 for t in order:
-    r = res[t]; print(f"| {t} | {r[0]:.0f} | {r[0]/base:.2f} | {r[1]:.2f} | {r[2]:.2f} | {r[3]} | {r[4]:.0f}-{r[5]:.0f} | {r[6]:.1f} |")
+    r = res[t]; print(f"| {t} | {r[0]:.0f} | {r[0]/base:.2f} | {r[1]:.2f} | {r[2]:.2f} | {r[3]} | {r[4]:.0f}-{r[5]:.0f} | {r[6]:.1f} | {r[7]:.1f} |")
 g = res["gateway"][0]
 print(f"gateway/haproxy-jwt-limits={g/res['haproxy-jwt-limits'][0]:.2f} gateway/go-httputil-bare={g/res['go-httputil-bare'][0]:.2f} gateway/nginx-bare={g/res['nginx-bare'][0]:.2f} gateway/direct={g/base:.2f} gateway-limits-off/fasthttp-bare={res['gateway-limits-off'][0]/res['fasthttp-bare'][0]:.2f}")
 h, off, ng = res["haproxy-jwt-limits"], res["gateway-limits-off"][0], res["nginx-bare"][0]

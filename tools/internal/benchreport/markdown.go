@@ -90,7 +90,9 @@ func (r *Report) writePeers(b *strings.Builder) {
 		"`fasthttp-headers` is the same core sending upstream the seven headers the gateway adds, and the request " +
 		"id it returns, still with none of its work. " +
 		"CPU us/req is the CPU time the target's own processes spent per request served (the upstream's, for " +
-		"`direct`): wrk and the upstream share the same cores, so it is the steadier figure of the two.\n\n")
+		"`direct`): wrk and the upstream share the same cores, so it is the steadier figure of the two. " +
+		"Upstream CPU us/req is the upstream's behind each target: the headers a proxy adds cost the upstream " +
+		"too, and so the throughput of the cores they all share.\n\n")
 	b.WriteString(strings.Join(r.Peers.Table, "\n") + "\n\n")
 	fmt.Fprintf(b, "Ratios: `%s`", r.Peers.Ratios)
 	if r.Peers.Load != "" {
