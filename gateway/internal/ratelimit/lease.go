@@ -52,6 +52,7 @@ type lease struct {
 	left    int64     // tokens taken from Redis and not yet spent
 	taken   int64     // the Redis counter after the last lease, capped at the limit's reach: what the window handed out
 	expires time.Time // end of the window the tokens belong to
+	gone    bool      // swept out of leases: a request that found it before looks the key up again
 }
 
 // leases are this instance's leases, by counter key.
@@ -65,17 +66,37 @@ func (ls *leases) of(key string) *lease {
 	return l.(*lease)
 }
 
+// locked is the lease of key, locked. A lease swept out between the lookup
+// and the lock is left alone: tokens fetched into it would be lost to every
+// later request, which finds the key's new lease.
+func (ls *leases) locked(key string) *lease {
+	for {
+		l := ls.of(key)
+		l.mu.Lock()
+		if !l.gone {
+			return l
+		}
+		l.mu.Unlock()
+	}
+}
+
 // sweep forgets the leases whose window ended before now.
 func (ls *leases) sweep(now time.Time) {
 	ls.m.Range(func(k, v any) bool {
 		l := v.(*lease)
 		l.mu.Lock()
 		if !now.Before(l.expires) {
-			ls.m.Delete(k)
+			ls.forget(k, l)
 		}
 		l.mu.Unlock()
 		return true
 	})
+}
+
+// forget removes l, the lease of k, from ls; l's lock is held.
+func (ls *leases) forget(k any, l *lease) {
+	l.gone = true
+	ls.m.Delete(k)
 }
 
 // valid reports whether l's tokens belong to the window running at now.

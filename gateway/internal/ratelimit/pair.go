@@ -169,8 +169,7 @@ func (s *Store) plan(c Counter, now time.Time) plan {
 	if size == 1 {
 		return plan{ask: 1}
 	}
-	l := s.leases.of(c.Key)
-	l.mu.Lock()
+	l := s.leases.locked(c.Key)
 	switch {
 	case l.valid(now) && l.left > 0:
 		l.left--
