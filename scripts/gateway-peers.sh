@@ -135,21 +135,25 @@ import sys, re, os, statistics as st
 d, order = sys.argv[1], sys.argv[2:]
 def ms(s):
     v, u = re.match(r"([\d.]+)(us|ms|s)", s).groups(); return float(v) * {"us": .001, "ms": 1, "s": 1000}[u]
-res = {}
+res, stalled = {}, {}
 for t in order:
-    rps, p50, p99, cpu, upcpu, bad = [], [], [], [], [], 0
+    rps, p50, p99, cpu, upcpu, bad, stalled[t] = [], [], [], [], [], 0, []
     for f in sorted(os.listdir(d)):
         if f.rsplit(".", 1)[0] != t: continue
         x = open(os.path.join(d, f)).read()
         rps.append(float(re.search(r"Requests/sec:\s+([\d.]+)", x).group(1)))
+        n = int(re.search(r"(\d+) requests in", x).group(1))
+        if n == 0:  # no answer in the whole run: its latencies and CPU per request mean nothing
+            stalled[t].append(f.rsplit(".", 1)[1])
+            continue
         p50.append(ms(re.search(r"^\s+50%\s+(\S+)", x, re.M).group(1)))
         p99.append(ms(re.search(r"^\s+99%\s+(\S+)", x, re.M).group(1)))
         m = re.search(r"Non-2xx or 3xx responses: (\d+)", x); bad += int(m.group(1)) if m else 0
-        n = int(re.search(r"(\d+) requests in", x).group(1))
         ticks, hz = map(int, re.search(r"cpu ticks: (-?\d+) of (\d+)", x).groups())
         cpu.append(ticks / hz * 1e6 / n)
         upcpu.append(int(re.search(r"upstream cpu ticks: (-?\d+)", x).group(1)) / hz * 1e6 / n)
-    res[t] = (st.median(rps), st.median(p50), st.median(p99), bad, min(rps), max(rps), st.median(cpu), st.median(upcpu))
+    med = lambda v: st.median(v) if v else float("nan")
+    res[t] = (st.median(rps), med(p50), med(p99), bad, min(rps), max(rps), med(cpu), med(upcpu))
 base = res["direct"][0]
 print(f"| target | req/s | x direct | p50 ms | p99 ms | non-2xx | range req/s | CPU us/req | upstream CPU us/req |")
 print("|---|---|---|---|---|---|---|---|---|")
@@ -157,9 +161,14 @@ for t in order:
     r = res[t]; print(f"| {t} | {r[0]:.0f} | {r[0]/base:.2f} | {r[1]:.2f} | {r[2]:.2f} | {r[3]} | {r[4]:.0f}-{r[5]:.0f} | {r[6]:.1f} | {r[7]:.1f} |")
 g = res["gateway"][0]
 print(f"gateway/haproxy-jwt-limits={g/res['haproxy-jwt-limits'][0]:.2f} gateway/go-httputil-bare={g/res['go-httputil-bare'][0]:.2f} gateway/nginx-bare={g/res['nginx-bare'][0]:.2f} gateway/direct={g/base:.2f} gateway-limits-off/fasthttp-bare={res['gateway-limits-off'][0]/res['fasthttp-bare'][0]:.2f}")
+for t in order:
+    if stalled[t]:
+        print(f"stalled: {t} answered no request in round(s) {', '.join(stalled[t])}; its log is in the output directory")
+ok = lambda *ts: not any(stalled[t] for t in ts)
+said = lambda *ts: "" if ok(*ts) else " (" + "; ".join(f"{t} answered nothing in round(s) {', '.join(stalled[t])}" for t in ts if stalled[t]) + ")"
 h, off, ng = res["haproxy-jwt-limits"], res["gateway-limits-off"][0], res["nginx-bare"][0]
-print(f"goal: gateway >= 1.0x haproxy-jwt-limits with no non-2xx: {g/h[0]:.2f}x, {res['gateway'][3]} non-2xx, {'met' if g >= h[0] and res['gateway'][3] == 0 else 'not met'}")
-print(f"goal: gateway-limits-off >= 0.9x nginx-bare: {off/ng:.2f}x, {'met' if off >= 0.9*ng else 'not met'}"
-      f" (fasthttp-headers, the same headers without the work: {res['fasthttp-headers'][0]/ng:.2f}x)")
-print(f"goal: gateway p99 <= haproxy-jwt-limits p99: {res['gateway'][2]:.2f} ms vs {h[2]:.2f} ms, {'met' if res['gateway'][2] <= h[2] else 'not met'}")
+print(f"goal: gateway >= 1.0x haproxy-jwt-limits with no non-2xx: {g/h[0]:.2f}x, {res['gateway'][3]} non-2xx, {'met' if g >= h[0] and res['gateway'][3] == 0 and ok('gateway') else 'not met'}{said('gateway')}")
+print(f"goal: gateway-limits-off >= 0.9x nginx-bare: {off/ng:.2f}x, {'met' if off >= 0.9*ng and ok('gateway-limits-off') else 'not met'}"
+      f" (fasthttp-headers, the same headers without the work: {res['fasthttp-headers'][0]/ng:.2f}x){said('gateway-limits-off')}")
+print(f"goal: gateway p99 <= haproxy-jwt-limits p99: {res['gateway'][2]:.2f} ms vs {h[2]:.2f} ms, {'met' if res['gateway'][2] <= h[2] and ok('gateway') else 'not met'}{said('gateway')}")
 PY
