@@ -115,10 +115,24 @@ func (l *lease) fill(asked, ret, ttl int64, rate limiter.Rate, now time.Time) {
 	granted := min(max(rate.Limit-before, 0), asked)
 	l.left = granted
 	l.taken = before + granted
-	if ttl <= 0 {
-		ttl = rate.Period.Milliseconds()
+	l.expires = windowEnd(now, ttl, rate.Period)
+}
+
+// windowEnd is when a counter's window ends, from the milliseconds Redis
+// says its key has left (incrScript's second answer). A key in its last
+// millisecond answers 0: its window ends now. Read as a whole period, as
+// it once was, a lease fetched then, with the window's budget spent, refused
+// every request for one more whole window without asking Redis (under load,
+// every other window of a per-second limit admitted nothing). A key without
+// an expiry (-1) is given a period, as ulule's store gives it.
+func windowEnd(now time.Time, ttl int64, period time.Duration) time.Time {
+	switch {
+	case ttl > 0:
+		return now.Add(time.Duration(ttl) * time.Millisecond)
+	case ttl == 0:
+		return now
 	}
-	l.expires = now.Add(time.Duration(ttl) * time.Millisecond)
+	return now.Add(period)
 }
 
 // context is the state of l as ulule reports a counter: what was used

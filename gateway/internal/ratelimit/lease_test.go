@@ -190,6 +190,32 @@ func TestCancelledRequestsDoNotStallLeases(t *testing.T) {
 	}
 }
 
+// Under steady demand, every window of a leased per-second limit admits its
+// limit: the lease fetched as a window ends must not carry the spent-out
+// window's refusals into the next (every other second admitted nothing).
+func TestEveryWindowOfALeasedLimitAdmitsItsLimit(t *testing.T) {
+	t.Parallel()
+	gws, _ := instances(t, 1, "1000-S", "100000-M") // a lease of 5
+	var admitted atomic.Int64
+	end := time.Now().Add(3500 * time.Millisecond)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				if !gws[0].lim.CountCaller(context.Background(), "jobs-admin", "trabalho").Reached() {
+					admitted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// Windows start as soon as the last ends, so 3.5 s of demand fill at
+	// least three; every other one empty gives about 2000.
+	if got := admitted.Load(); got < 3000 || got > 4000 {
+		t.Fatalf("admitted %d in 3.5 s of steady demand under 1000-S, want 3000 to 4000: windows went empty", got)
+	}
+}
+
 // A client over its limit does not spend its department's budget, leased or not.
 func TestARefusedClientLeavesItsDepartmentsLeaseUnspent(t *testing.T) {
 	t.Parallel()

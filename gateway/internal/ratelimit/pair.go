@@ -279,7 +279,8 @@ func (s *Store) ask(ctx context.Context, cs []Counter, ps []plan) error {
 func (s *Store) redisKey(key string) string { return s.prefix + ":" + key }
 
 // contextOf turns a {count, milliseconds left} answer of incrScript into a
-// limiter.Context the way ulule's Redis store does.
+// limiter.Context the way ulule's Redis store does, but for a key in its
+// last millisecond, whose window ends now (windowEnd).
 func contextOf(cmd *redis.Cmd, rate limiter.Rate, now time.Time) (limiter.Context, error) {
 	v, err := cmd.Int64Slice()
 	if err != nil {
@@ -288,9 +289,5 @@ func contextOf(cmd *redis.Cmd, rate limiter.Rate, now time.Time) (limiter.Contex
 	if len(v) != 2 {
 		return limiter.Context{}, errors.New("read rate-limit count: want {count, ttl}")
 	}
-	expiration := now.Add(rate.Period)
-	if v[1] > 0 {
-		expiration = now.Add(time.Duration(v[1]) * time.Millisecond)
-	}
-	return common.GetContextFromState(now, rate, expiration, v[0]), nil
+	return common.GetContextFromState(now, rate, windowEnd(now, v[1], rate.Period), v[0]), nil
 }
