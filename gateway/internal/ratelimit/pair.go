@@ -217,10 +217,9 @@ func (p *plan) keep(rate limiter.Rate, now time.Time) error {
 }
 
 // release unlocks the leases fetched for a request. Unless settled, the
-// request was not counted: the tokens it took from leases held here go back.
-// A lease fetched for a counter after one that refused is kept, unspent, for
-// the requests that follow.
-// Every fetched lease is unlocked before a token goes back to another.
+// request was not counted: the tokens it took from leases held here go back,
+// once every fetched lease is unlocked. A lease fetched for a counter after
+// one that refused is kept, unspent, for the requests that follow.
 func release(ps []plan, settled bool) {
 	for i := range ps {
 		if p := &ps[i]; p.lease != nil && p.ask > 0 {
