@@ -108,6 +108,77 @@ func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 	}
 }
 
+// An upstream may also close a kept-alive connection just as a request goes
+// out on it, after the look before reuse found it idle: every keep-alive
+// client has this window (an upstream whose idle timer fires as the request
+// arrives, a restart). A request safe to send twice (GET, HEAD, OPTIONS,
+// TRACE, without a body) that got no byte of an answer on a reused
+// connection is sent again on another. Any other request reached the
+// upstream, which may have acted on it: it is a 502, never sent twice. So is
+// a request lost on a fresh connection: that upstream is not answering.
+func TestARequestLostAsTheUpstreamClosesItsConnectionIsSentAgainWhenSafe(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	answered := map[net.Conn]bool{}
+	seen := map[string]int{}
+	// Each connection answers its first request and closes on the second,
+	// unanswered: with a FIN, or with a reset for paths ending in "rst".
+	up := rawUpstream(t, func(conn net.Conn, r *http.Request) {
+		mu.Lock()
+		first := !answered[conn]
+		answered[conn] = true
+		seen[r.Method+" "+r.URL.Path]++
+		mu.Unlock()
+		if first {
+			_, _ = io.WriteString(conn, okAnswer)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "rst") {
+			_ = conn.(*net.TCPConn).SetLinger(0)
+		}
+		_ = conn.Close()
+	})
+	// This one closes every connection unanswered.
+	dead := rawUpstream(t, func(conn net.Conn, r *http.Request) {
+		mu.Lock()
+		seen[r.Method+" "+r.URL.Path]++
+		mu.Unlock()
+		_ = conn.Close()
+	})
+	h := start(t, withRoute("/flaky", up), withRoute("/dead", dead))
+	token := h.idp.Token(t, "reader")
+	cases := []struct {
+		method, path, body string
+		status, sent       int
+	}{
+		{http.MethodGet, "/flaky/warm1", "", 200, 1},        // a fresh connection, pooled after
+		{http.MethodGet, "/flaky/fin", "", 200, 2},          // lost on it, sent again on a fresh one
+		{http.MethodHead, "/flaky/rst", "", 200, 2},         // the same, with a reset
+		{http.MethodPost, "/flaky/post", `{"a":1}`, 502, 1}, // not safe
+		{http.MethodGet, "/flaky/warm2", "", 200, 1},
+		{http.MethodDelete, "/flaky/delete", "", 502, 1}, // idempotent, but its second answer differs
+		{http.MethodGet, "/flaky/warm3", "", 200, 1},
+		{http.MethodGet, "/flaky/body", "x", 502, 1}, // a body is not sent twice
+		{http.MethodGet, "/dead/fresh", "", 502, 1},  // a fresh connection is not retried
+	}
+	for _, c := range cases {
+		var body io.Reader
+		if c.body != "" {
+			body = strings.NewReader(c.body)
+		}
+		resp, got := h.do(t, c.method, c.path, token, body)
+		if resp.StatusCode != c.status {
+			t.Errorf("%s %s: %d %q, want %d", c.method, c.path, resp.StatusCode, got, c.status)
+		}
+		mu.Lock()
+		sent := seen[c.method+" "+strings.TrimPrefix(strings.TrimPrefix(c.path, "/flaky"), "/dead")]
+		mu.Unlock()
+		if sent != c.sent {
+			t.Errorf("%s %s reached the upstream %d times, want %d", c.method, c.path, sent, c.sent)
+		}
+	}
+}
+
 // Bytes an upstream writes on a connection outside any answer (a 408 before
 // it closes an idle connection, the rest of an answer it framed wrongly)
 // are never read as the answer to a later request, which may be another

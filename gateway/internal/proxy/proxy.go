@@ -85,9 +85,11 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	err := u.client.Do(req, resp)
 	// Nothing was sent on a stale connection (errStaleConn), which is
 	// closed: the request goes on another, a new one when the pool has no
-	// other. A fresh connection is never stale, so this ends.
+	// other. A request safe to send twice goes on another too when the
+	// upstream closed a reused connection as it went out (lostOnReuse). A
+	// fresh connection is neither, so this ends.
 	for range u.client.MaxConns { // at most every pooled connection is stale
-		if !errors.Is(err, errStaleConn) {
+		if !errors.Is(err, errStaleConn) && (body != nil || !safe(c) || !lostOnReuse(resp, err)) {
 			break
 		}
 		u.metrics.staleConn(u.route.Prefix)
@@ -449,4 +451,12 @@ func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, fasthttp.ErrDialTimeout) ||
 		(errors.As(err, &ne) && ne.Timeout())
+}
+
+// safe reports whether the request of c may be sent twice: a safe method
+// (RFC 9110, 9.2.1), which asks for no change. PUT and DELETE are
+// idempotent too, but a DELETE sent again is answered 404 where the first
+// was 204.
+func safe(c *fasthttp.RequestCtx) bool {
+	return c.IsGet() || c.IsHead() || c.IsOptions() || c.IsTrace()
 }

@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/url"
 	"syscall"
@@ -99,23 +100,47 @@ type deadlineConn struct {
 	local  *connAddr
 	peeker *peeker // nil if the connection has no descriptor
 	used   bool    // an answer was read on it: the next write is a reuse
+
+	// Of the request being sent on it: it is not the connection's first,
+	// and a byte of its answer came.
+	reused, heard bool
 }
 
 func (c *deadlineConn) LocalAddr() net.Addr { return c.local }
 
 func (c *deadlineConn) Read(p []byte) (int, error) {
 	c.used = true
-	return c.Conn.Read(p)
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.heard = true
+	}
+	return n, err
 }
 
 // SetWriteDeadline is called by fasthttp before each request is written
 // (newClient): on a reused connection it fails with errStaleConn when the
 // upstream closed it or sent something unasked, and it sets no deadline.
 func (c *deadlineConn) SetWriteDeadline(time.Time) error {
+	c.reused, c.heard = c.used, false
 	if c.used && c.peeker != nil && !c.peeker.idle() {
 		return errStaleConn
 	}
 	return nil
+}
+
+// lostOnReuse reports whether err, which ended the request of resp, is the
+// upstream closing a reused connection as the request went out on it,
+// after the look before reuse found it idle: nothing of an answer came, and
+// the connection ended (a timeout or a dial error is not this). It answers
+// true once per connection.
+func lostOnReuse(resp *fasthttp.Response, err error) bool {
+	a, ok := resp.LocalAddr().(*connAddr)
+	if !ok || !a.conn.reused || a.conn.heard {
+		return false
+	}
+	a.conn.reused = false // resp keeps the address if the next attempt fails to dial
+	return errors.Is(err, fasthttp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 type connAddr struct {
