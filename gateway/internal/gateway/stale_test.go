@@ -111,9 +111,9 @@ func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 // An upstream may also close a kept-alive connection just as a request goes
 // out on it, after the look before reuse found it idle: every keep-alive
 // client has this window (an upstream whose idle timer fires as the request
-// arrives, a restart). A request safe to send twice (GET, HEAD, OPTIONS,
-// TRACE, without a body) that got no byte of an answer on a reused
-// connection is sent again on another. Any other request reached the
+// arrives, a restart). A request safe to send twice (GET, HEAD or OPTIONS,
+// without a body) that got no byte of an answer on a reused connection is
+// sent again on another. Any other request reached the
 // upstream, which may have acted on it: it is a 502, never sent twice. So is
 // a request lost on a fresh connection: that upstream is not answering.
 func TestARequestLostAsTheUpstreamClosesItsConnectionIsSentAgainWhenSafe(t *testing.T) {
@@ -151,9 +151,10 @@ func TestARequestLostAsTheUpstreamClosesItsConnectionIsSentAgainWhenSafe(t *test
 		method, path, body string
 		status, sent       int
 	}{
-		{http.MethodGet, "/flaky/warm1", "", 200, 1},        // a fresh connection, pooled after
-		{http.MethodGet, "/flaky/fin", "", 200, 2},          // lost on it, sent again on a fresh one
-		{http.MethodHead, "/flaky/rst", "", 200, 2},         // the same, with a reset
+		{http.MethodGet, "/flaky/warm1", "", 200, 1}, // a fresh connection, pooled after
+		{http.MethodGet, "/flaky/fin", "", 200, 2},   // lost on it, sent again on a fresh one
+		{http.MethodHead, "/flaky/rst", "", 200, 2},  // the same, with a reset
+		{http.MethodOptions, "/flaky/options", "", 200, 2},
 		{http.MethodPost, "/flaky/post", `{"a":1}`, 502, 1}, // not safe
 		{http.MethodGet, "/flaky/warm2", "", 200, 1},
 		{http.MethodDelete, "/flaky/delete", "", 502, 1}, // idempotent, but its second answer differs
