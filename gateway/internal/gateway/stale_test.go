@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -58,15 +59,16 @@ const okAnswer = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length:
 // connection the upstream already closed, whatever its method or body.
 func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var open []net.Conn
+	var answered, closed atomic.Int64
 	up := rawUpstream(t, func(conn net.Conn, _ *http.Request) {
 		_, _ = io.WriteString(conn, okAnswer)
-		mu.Lock()
-		open = append(open, conn)
-		mu.Unlock()
-		time.AfterFunc(20*time.Millisecond, func() { _ = conn.Close() })
+		answered.Add(1)
+		time.AfterFunc(20*time.Millisecond, func() { _ = conn.Close(); closed.Add(1) })
 	})
+	// The upstream has closed every connection it answered on: however
+	// late a loaded machine runs its timers, the next request finds them
+	// closed while idle.
+	allClosed := func() bool { return closed.Load() == answered.Load() }
 	h := start(t, withRoute("/short", up))
 	token := h.idp.Token(t, "reader")
 	requests := []struct{ method, body string }{
@@ -82,7 +84,7 @@ func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || got != "ok" {
 			t.Errorf("request %d (%s): %d %q, want 200 ok", i, r.method, resp.StatusCode, got)
 		}
-		time.Sleep(100 * time.Millisecond) // the upstream has closed the connection since
+		waitFor(t, "the upstream to close its connections", allClosed)
 	}
 
 	// A restart: every pooled connection is closed at once.
@@ -95,7 +97,9 @@ func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "the upstream to close its connections", allClosed)
+	// Now each request comes as its connection's timer runs: it finds the
+	// connection closed, or loses it as it goes out and is sent again.
 	for i := range 10 {
 		if resp, got := h.get(t, "/short/after", token); resp.StatusCode != http.StatusOK || got != "ok" {
 			t.Errorf("request %d after the restart: %d %q, want 200 ok", i, resp.StatusCode, got)
