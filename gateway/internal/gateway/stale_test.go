@@ -117,9 +117,9 @@ func TestAnUpstreamClosingIdleConnectionsCostsNoRequest(t *testing.T) {
 // client has this window (an upstream whose idle timer fires as the request
 // arrives, a restart). A request safe to send twice (GET, HEAD or OPTIONS,
 // without a body) that got no byte of an answer on a reused connection is
-// sent again on another. Any other request reached the
-// upstream, which may have acted on it: it is a 502, never sent twice. So is
-// a request lost on a fresh connection: that upstream is not answering.
+// sent again on another. Any other request reached the upstream, which may
+// have acted on it: it is a 502, never sent twice. So is a request lost on a
+// fresh connection: that upstream is not answering.
 func TestARequestLostAsTheUpstreamClosesItsConnectionIsSentAgainWhenSafe(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

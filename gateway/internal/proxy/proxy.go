@@ -88,8 +88,10 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	// other. A request safe to send twice goes on another too when the
 	// upstream closed a reused connection as it went out (lostOnReuse). A
 	// fresh connection is neither, so this ends.
+	replayable := body == nil && safe(c)
 	for range u.client.MaxConns { // at most every pooled connection is stale
-		if !errors.Is(err, errStaleConn) && (body != nil || !safe(c) || !lostOnReuse(resp, err)) {
+		again := errors.Is(err, errStaleConn) || replayable && lostOnReuse(resp, err)
+		if !again {
 			break
 		}
 		u.metrics.staleConn(u.route.Prefix)
