@@ -69,6 +69,11 @@ func (h *Handler) Expect(c *fasthttp.RequestCtx) bool {
 
 // decide admits c's request or writes its refusal.
 func (h *Handler) decide(c *fasthttp.RequestCtx) (admission, bool) {
+	if err := checkHead(&c.Request.Header); err != nil {
+		server.WriteFastProblem(c, err)
+		c.SetConnectionClose() // the head was read one way; the next bytes may be meant another
+		return admission{}, false
+	}
 	src := h.source(c)
 	p, pathErr := route.Canonicalize(b2s(c.URI().PathOriginal()))
 	rt, routed := h.routes.Match(p)
@@ -166,17 +171,23 @@ func (h *Handler) authenticate(c *fasthttp.RequestCtx, src clientip.Source, auth
 // the limit (a chunked one is capped as it is read).
 func (h *Handler) checkRequest(c *fasthttp.RequestCtx, pathErr error, routed bool) error {
 	switch {
+	case c.IsConnect() || c.IsTrace(): // before the path: CONNECT's target is no path
+		return problem.Errorf(problem.EMETHOD, "method %s is not allowed through the gateway", c.Method()).
+			WithHeader("Allow", allowed)
 	case pathErr != nil:
 		return pathErr
 	case !routed:
 		return problem.Errorf(problem.ENOTFOUND, "no service is routed at %s", server.FastPath(c))
-	case c.IsConnect() || c.IsTrace():
-		return problem.Errorf(problem.EMETHOD, "method %s is not allowed through the gateway", c.Method())
 	case int64(c.Request.Header.ContentLength()) > h.maxBody:
 		return problem.BodyTooLarge(h.maxBody)
 	}
 	return nil
 }
+
+// allowed is the Allow header of the 405 for a tunnelling method (RFC 9110
+// 15.5.6): every method the gateway forwards. An upstream may still refuse
+// one of them for a resource.
+const allowed = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 
 // tooMany sets the headers of a refused request and returns its 429.
 func tooMany(c *fasthttp.RequestCtx, d ratelimit.Decision) error {

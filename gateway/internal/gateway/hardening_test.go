@@ -185,9 +185,20 @@ func TestShutdownDrainsInFlightRequests(t *testing.T) {
 func TestTunnellingMethodsAreRefused(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	resp, body := h.do(t, http.MethodTrace, "/go/v1/api", h.idp.Token(t, "reader"), nil)
+	token := h.idp.Token(t, "reader")
+	resp, body := h.do(t, http.MethodTrace, "/go/v1/api", token, nil)
 	problemBody(t, resp, body, http.StatusMethodNotAllowed)
 	assertRateLimitHeaders(t, resp)
+	// RFC 9110 15.5.6: a 405 names the methods that are allowed.
+	if allow := resp.Header.Get("Allow"); !strings.Contains(allow, "GET") || strings.Contains(allow, "TRACE") {
+		t.Errorf("Allow = %q, want the forwarded methods", allow)
+	}
+	// CONNECT's target is a host and port, not a path: still a 405.
+	resp, body = rawAnswer(t, h, "CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nAuthorization: Bearer "+token+"\r\n\r\n")
+	problemBody(t, resp, body, http.StatusMethodNotAllowed)
+	if resp.Header.Get("Allow") == "" {
+		t.Error("the 405 to CONNECT has no Allow")
+	}
 	if n := len(h.jobs.requests()); n != 0 {
 		t.Fatalf("the upstream received %d TRACE requests", n)
 	}
