@@ -19,6 +19,7 @@ const (
 	EFORBIDDEN    Code = "forbidden"              // 403: valid token, missing scope
 	ENOTFOUND     Code = "not_found"              // 404: unknown resource or route
 	EMETHOD       Code = "method_not_allowed"     // 405: route exists, method does not
+	ECLIENTSLOW   Code = "request_timeout"        // 408: the request's body did not arrive in time
 	ECONFLICT     Code = "conflict"               // 409: duplicate or forbidden state change
 	ETOOLARGE     Code = "too_large"              // 413: body over the limit
 	EMEDIATYPE    Code = "unsupported_media_type" // 415: not JSON
@@ -42,6 +43,7 @@ var statuses = map[Code]int{
 	EFORBIDDEN:    http.StatusForbidden,
 	ENOTFOUND:     http.StatusNotFound,
 	EMETHOD:       http.StatusMethodNotAllowed,
+	ECLIENTSLOW:   http.StatusRequestTimeout,
 	ECONFLICT:     http.StatusConflict,
 	ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	EMEDIATYPE:    http.StatusUnsupportedMediaType,

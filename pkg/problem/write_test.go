@@ -19,7 +19,7 @@ func TestStatusMapsEveryCodeOnce(t *testing.T) {
 	t.Parallel()
 	tests := map[problem.Code]int{
 		problem.EMALFORMED: 400, problem.EUNAUTHORIZED: 401, problem.EFORBIDDEN: 403, problem.ENOTFOUND: 404,
-		problem.EMETHOD: 405, problem.ECONFLICT: 409, problem.ETOOLARGE: 413, problem.EMEDIATYPE: 415,
+		problem.EMETHOD: 405, problem.ECLIENTSLOW: 408, problem.ECONFLICT: 409, problem.ETOOLARGE: 413, problem.EMEDIATYPE: 415,
 		problem.EINVALID: 422, problem.ERATELIMIT: 429, problem.ECLIENTGONE: 499, problem.EINTERNAL: 500, problem.EBADGATEWAY: 502,
 		problem.EUNAVAILABLE: 503, problem.ETIMEOUT: 504, problem.Code("made-up"): 500,
 	}

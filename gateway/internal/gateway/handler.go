@@ -17,6 +17,7 @@ import (
 	"github.com/municipal-apis/platform/gateway/internal/route"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/requestid"
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
@@ -108,6 +109,7 @@ func (h *Handler) forward(c *fasthttp.RequestCtx, a *admission) {
 		ClientID:     a.claims.ClientID,
 		Department:   a.claims.Department,
 		ForwardedFor: a.src.ForwardedFor,
+		RequestID:    requestid.From(server.RequestContext(c)),
 	}, body)
 }
 

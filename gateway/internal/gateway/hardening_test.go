@@ -204,6 +204,40 @@ func TestTunnellingMethodsAreRefused(t *testing.T) {
 	}
 }
 
+// A chunked body whose framing does not parse is the client's fault: a 400,
+// the connection closed, and the upstream, which got a cut body and a closed
+// connection, is not counted as failing. It was a 502 "the upstream service
+// is unavailable", counted as the upstream unreachable.
+func TestAMalformedChunkedBodyIsTheClientsError(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	post := "POST /go/v1/api/v1/empregos HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + h.idp.Token(t, "jobs-admin") +
+		"\r\nTransfer-Encoding: chunked\r\n\r\n"
+	for _, chunks := range []string{"zz\r\nhello\r\n0\r\n\r\n", "fffffffffffffffffffff1\r\nhello\r\n0\r\n\r\n", "3\r\nhello\r\n0\r\n\r\n"} {
+		resp, body := rawAnswer(t, h, post+chunks)
+		problemBody(t, resp, body, http.StatusBadRequest)
+		assertRateLimitHeaders(t, resp)
+		if !resp.Close {
+			t.Errorf("%q: the connection stays open after a body that could not be read", chunks)
+		}
+	}
+	_, metrics := h.admin(t, "/metrics")
+	if strings.Contains(metrics, `outcome="unreachable",route="/go/v1"`) || !strings.Contains(metrics, `outcome="client_body",route="/go/v1"`) {
+		t.Errorf("the upstream metric blames the upstream for the client's body:\n%s", grepLines(metrics, "gateway_upstream_duration_seconds_count"))
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for l := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // Requests framed two ways at once, or framed wrongly, are what request
 // smuggling is made of: a proxy that reads one request where its upstream
 // reads two lets the second through unchecked. Every such request is

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,5 +57,53 @@ func TestHeadsRFC9110CallsInvalidNeverReachAnUpstream(t *testing.T) {
 		"X-Token_Chars!#$%&'*+.^`|~: 1\r\nTransfer-Encoding: Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
 	if resp.StatusCode != http.StatusOK || h.jobs.last(t).Body != "hello" {
 		t.Fatalf("a valid head: %d %s, upstream body %q", resp.StatusCode, body, h.jobs.last(t).Body)
+	}
+}
+
+// The headers the gateway writes reach the upstream once, as the gateway
+// wrote them, whatever the client sends under their names: a second
+// X-Request-ID, a Connection header naming them, or the "_" spelling a
+// server may read as the same name. TE (trailers are not relayed) and
+// baggage (not propagated) do not reach it at all.
+func TestTheGatewaysOwnHeadersReachTheUpstreamOnce(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	token := h.idp.Token(t, "reader")
+	const path = "/search/api/v1/admin/migration/schemas"
+	get := func(header ...string) (*http.Response, seen) {
+		t.Helper()
+		resp, body := h.get(t, path, token, header...)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d: %s", resp.StatusCode, body)
+		}
+		return resp, h.search.last(t)
+	}
+
+	resp, in := get("X-Request-ID", "first-id", "x-request-id", "second-id")
+	if got := in.Header.Values("X-Request-Id"); len(got) != 1 || got[0] != "first-id" || resp.Header.Get("X-Request-Id") != "first-id" {
+		t.Errorf("two ids sent: the upstream got %q, the client %q; want first-id once", got, resp.Header.Get("X-Request-Id"))
+	}
+
+	resp, in = get("Connection", "keep-alive, X-Request-ID, X-Forwarded-For, X-Client-Id")
+	id := resp.Header.Get("X-Request-Id")
+	if got := in.Header.Values("X-Request-Id"); len(got) != 1 || got[0] != id || id == "" {
+		t.Errorf("Connection naming X-Request-ID: the upstream got %q, want the gateway's %q", got, id)
+	}
+	if in.Header.Get("X-Forwarded-For") == "" || in.Header.Get("X-Client-Id") != "reader" {
+		t.Errorf("Connection naming the gateway's headers took them away: %v", in.Header)
+	}
+
+	_, in = get("TE", "trailers", "Baggage", "role=admin",
+		"X_Forwarded_For", "6.6.6.6", "X_Forwarded_Host", "evil.example", "X_Forwarded_Prefix", "/evil",
+		"X_Forwarded_Proto", "https", "X_Request_Id", "evil-id")
+	for _, name := range []string{"Te", "Baggage", "X_forwarded_for", "X_forwarded_host", "X_forwarded_prefix", "X_forwarded_proto", "X_request_id"} {
+		if got := in.Header.Values(name); len(got) != 0 {
+			t.Errorf("the upstream received %s: %q", name, got)
+		}
+	}
+	for name, v := range in.Header {
+		if strings.Contains(strings.Join(v, ","), "evil") || strings.Contains(strings.Join(v, ","), "6.6.6.6") {
+			t.Errorf("the upstream received the client's %s: %q", name, v)
+		}
 	}
 }

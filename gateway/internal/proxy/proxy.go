@@ -19,6 +19,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/municipal-apis/platform/gateway/internal/route"
+	"github.com/municipal-apis/platform/pkg/problem"
+	"github.com/municipal-apis/platform/pkg/requestid"
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
@@ -29,6 +31,7 @@ type Forward struct {
 	ClientID     string // verified azp
 	Department   string // verified department claim, possibly empty
 	ForwardedFor string // X-Forwarded-For chain to send
+	RequestID    string // the request's id, sent as X-Request-ID
 }
 
 // Upstream proxies the requests of one route through a fasthttp.HostClient:
@@ -71,6 +74,11 @@ func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger, tp trace.Tr
 // when it has one, is body: the client's, capped by the caller.
 func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 	start := time.Now()
+	var client *clientBody
+	if body != nil {
+		client = &clientBody{r: body}
+		body = client
+	}
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	u.build(req, c, f, body)
@@ -104,7 +112,7 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 			span.End()
 		}
 		fasthttp.ReleaseResponse(resp)
-		u.fail(c, err, start)
+		u.fail(c, err, client, start)
 		return
 	}
 	status := resp.StatusCode()
@@ -124,7 +132,7 @@ func (u *Upstream) Serve(c *fasthttp.RequestCtx, f Forward, body io.Reader) {
 			}
 			(&upstreamBody{stream: stream, resp: resp, span: span}).Close()
 			u.bodyCut(server.RequestContext(c), err)
-			u.fail(c, err, start)
+			u.fail(c, err, nil, start)
 			return
 		}
 		whole = true
@@ -225,6 +233,23 @@ func readShortBody(dst *fasthttp.Response, stream io.Reader, size int) error {
 	}
 }
 
+// clientBody is a client's request body on its way upstream. It keeps the
+// error its reading ended with: a failure there is the client's (a chunk
+// size that does not parse, a client that stopped sending), where every
+// other failure of the call is the upstream's.
+type clientBody struct {
+	r   io.Reader
+	err error
+}
+
+func (b *clientBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.err = err
+	}
+	return n, err
+}
+
 // bodyCut logs an upstream's response body that ended before it was whole.
 func (u *Upstream) bodyCut(ctx context.Context, err error) {
 	u.logger.WarnContext(ctx, "upstream response body cut short", "route", u.route.Prefix, "err", err)
@@ -300,16 +325,16 @@ func (u *Upstream) build(req *fasthttp.Request, c *fasthttp.RequestCtx, f Forwar
 	hop := connectionTokens(in.PeekAll("Connection"))
 	for name, value := range in.All() {
 		n := b2s(name)
-		if isHopByHop(n) || forwardedByGateway(n) || isIdentityHeader(n) || hop.has(n) {
+		if isHopByHop(n) || droppedFromClient(n) || isIdentityHeader(n) || hop.has(n) {
 			continue
 		}
 		h.AddBytesKV(name, value)
 	}
 	// The headers below were all dropped from the client's above: they are
-	// added, without the search for an existing one that Set makes.
-	if te := in.Peek("Te"); bytes.Contains(bytes.ToLower(te), []byte("trailers")) {
-		h.Add("Te", "trailers")
-	}
+	// added, without the search for an existing one that Set makes. No Te:
+	// trailers are not relayed (docs/decisions.md), so the upstream is not
+	// told the client takes them.
+	h.Add(requestIDHeader, f.RequestID)
 	h.Add("X-Forwarded-For", f.ForwardedFor)
 	h.AddBytesV("X-Forwarded-Host", in.Host())
 	if c.IsTLS() {
@@ -361,15 +386,36 @@ func isHopByHop(name string) bool {
 	return false
 }
 
-// forwardedByGateway are the headers the gateway writes itself; a client's
-// own (Forwarded among them) are dropped.
-func forwardedByGateway(name string) bool {
-	switch name {
-	case "Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", server.ForwardedPrefixHeader:
-		return true
+// clientDropped are the headers a client never gets to send upstream: those
+// the gateway writes itself (Forwarded among them, and the request id, sent
+// once, as the gateway chose it) and baggage, which is not propagated
+// (docs/decisions.md: a client's baggage would reach every service
+// unchecked). Names are compared lower-case with "_" read as "-", as for the
+// identity headers: X_Forwarded_For is X-Forwarded-For to a server that
+// reads names the CGI way.
+var clientDropped = []string{
+	"forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
+	strings.ToLower(server.ForwardedPrefixHeader), strings.ToLower(requestid.Header), "baggage",
+}
+
+// droppedFromClient reports whether name is one of clientDropped.
+func droppedFromClient(name string) bool {
+	if name == "" {
+		return false
+	}
+	if c := name[0] | 0x20; c != 'x' && c != 'f' && c != 'b' { // every name starts with one of these
+		return false
+	}
+	for _, d := range clientDropped {
+		if len(name) == len(d) && hasFoldedPrefix(name, d) {
+			return true
+		}
 	}
 	return false
 }
+
+// requestIDHeader is the request id's name as the upstream gets it.
+var requestIDHeader = http.CanonicalHeaderKey(requestid.Header)
 
 // hopNames are the header names the values of a Connection header list,
 // lower-case: headers of this connection only (RFC 9110 7.6.1).
@@ -431,14 +477,26 @@ func canonical(dst, name []byte) []byte {
 	return dst
 }
 
-// fail answers a request the upstream could not serve: 413 when the client's
-// body ran over the limit, 504 when the upstream timed out, 502 otherwise.
-func (u *Upstream) fail(c *fasthttp.RequestCtx, err error, start time.Time) {
+// fail answers a request that got no answer from the upstream: 413 when the
+// client's body ran over the limit, 400 when it was malformed (a chunk that
+// does not parse) and 408 when it stopped coming, 504 when the upstream timed
+// out, 502 otherwise. client is the request's body, nil without one.
+func (u *Upstream) fail(c *fasthttp.RequestCtx, err error, client *clientBody, start time.Time) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		u.metrics.observeOutcome(u.route.Prefix, "too_large", start)
 		server.WriteFastProblem(c, tooLarge(mbe.Limit))
+	case client != nil && client.err != nil:
+		// The client's doing, not the upstream's: the upstream got a cut
+		// body and a closed connection, and counts as answering.
+		u.metrics.observeOutcome(u.route.Prefix, "client_body", start)
+		c.SetConnectionClose() // the rest of the body cannot be found
+		if isTimeout(client.err) {
+			server.WriteFastProblem(c, problem.Wrap(problem.ECLIENTSLOW, client.err, "the request body did not arrive in time"))
+		} else {
+			server.WriteFastProblem(c, problem.Wrap(problem.EMALFORMED, client.err, "the request body is malformed (its chunked framing)"))
+		}
 	case isTimeout(err):
 		u.metrics.observeOutcome(u.route.Prefix, "timeout", start)
 		server.WriteFastProblem(c, timedOut(err))
