@@ -227,6 +227,20 @@ func TestAMalformedChunkedBodyIsTheClientsError(t *testing.T) {
 	}
 }
 
+// A chunked body that stops coming while it is streamed upstream is the
+// client's doing too: a 408, where it was a 504 "the upstream service did
+// not answer in time".
+func TestABodyThatStopsComingIsARequestTimeout(t *testing.T) {
+	t.Parallel()
+	h := start(t, withEnv("HTTP_READ_TIMEOUT", "1s"))
+	resp, body := rawAnswer(t, h, "POST /go/v1/api/v1/empregos HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+
+		h.idp.Token(t, "jobs-admin")+"\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n") // and nothing more
+	problemBody(t, resp, body, http.StatusRequestTimeout)
+	if !resp.Close {
+		t.Error("the connection stays open after a body that stopped coming")
+	}
+}
+
 // grepLines returns the lines of s that contain sub.
 func grepLines(s, sub string) string {
 	var out []string
