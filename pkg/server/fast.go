@@ -327,7 +327,8 @@ func (c FastHeaderCarrier) Keys() []string {
 // FastServer serves a FastHandler on a listener with a Config's limits and
 // timeouts, and drains like an http.Server: a Runner for ServeAll.
 type FastServer struct {
-	srv *fasthttp.Server
+	srv          *fasthttp.Server
+	writeTimeout time.Duration // of each write to a client (lingerConn)
 	// fasthttp's Shutdown stops only the listeners Serve has reached; a
 	// Shutdown that comes first (a program stopped as it starts) must
 	// still stop a Serve that comes after, as http.Server's does.
@@ -346,7 +347,7 @@ func NewFast(cfg Config, h *FastHandler, logger *slog.Logger) *FastServer {
 	if readHeaderTimeout <= 0 || readHeaderTimeout > cfg.ReadTimeout {
 		readHeaderTimeout = cfg.ReadTimeout
 	}
-	return &FastServer{srv: &fasthttp.Server{
+	return &FastServer{writeTimeout: cfg.WriteTimeout, srv: &fasthttp.Server{
 		Handler:       h.Serve,
 		ExpectHandler: h.Continue,
 		ErrorHandler:  fastError,
@@ -362,8 +363,9 @@ func NewFast(cfg Config, h *FastHandler, logger *slog.Logger) *FastServer {
 			}
 			return fasthttp.RequestConfig{ReadTimeout: cfg.ReadTimeout}
 		},
-		WriteTimeout: cfg.WriteTimeout,
-		IdleTimeout:  cfg.IdleTimeout,
+		// No WriteTimeout: it would bound the whole answer, and cut every
+		// stream; the connection bounds each write instead (lingerConn).
+		IdleTimeout: cfg.IdleTimeout,
 		// The request line and headers must fit in the read buffer: a
 		// larger head is a 431, as net/http's MaxHeaderBytes makes it.
 		ReadBufferSize:               cfg.MaxHeaderBytes,
@@ -389,7 +391,7 @@ func (s *FastServer) Serve(ln net.Listener) error {
 		s.mu.Unlock()
 		return http.ErrServerClosed
 	}
-	s.ln = &onceCloseListener{Listener: lingerListener{ln}}
+	s.ln = &onceCloseListener{Listener: lingerListener{Listener: ln, writeTimeout: s.writeTimeout}}
 	s.mu.Unlock()
 	return s.srv.Serve(s.ln)
 }

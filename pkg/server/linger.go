@@ -32,34 +32,70 @@ const (
 )
 
 // lingerListener accepts connections that linger when closed after a
-// request whose body may be unread.
-type lingerListener struct{ net.Listener }
+// request whose body may be unread, and whose writes time out when the
+// client stops reading (lingerConn.Write).
+type lingerListener struct {
+	net.Listener
+	writeTimeout time.Duration
+}
 
 func (l lingerListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := c.(interface{ CloseWrite() error }); !ok {
-		return c, nil
-	}
-	return &lingerConn{Conn: c}, nil
+	_, canLinger := c.(interface{ CloseWrite() error })
+	return &lingerConn{Conn: c, writeTimeout: l.writeTimeout, canLinger: canLinger}, nil
 }
 
 // lingerConn is an accepted connection that may linger when closed.
 type lingerConn struct {
 	net.Conn
+	writeTimeout time.Duration
+	canLinger    bool // the connection can close its sending side alone
 	// linger is set when the last request declared a body, which the
 	// program may have answered without reading.
 	linger atomic.Bool
 	closed atomic.Bool
+	// stalled is set when a write timed out: the client stopped reading.
+	stalled atomic.Bool
+}
+
+// Write writes p within the write timeout, counted from this write, not
+// from the answer's start: a write timeout bounds how long a client may go
+// without reading (nginx's send_timeout), so an event stream that a client
+// reads as it comes lasts as long as it likes. It was fasthttp's
+// WriteTimeout, a deadline for the whole answer, which cut every stream at
+// HTTP_WRITE_TIMEOUT.
+func (c *lingerConn) Write(p []byte) (int, error) {
+	if c.writeTimeout > 0 {
+		if err := c.Conn.SetWriteDeadline(time.Now().Add(c.writeTimeout)); err != nil {
+			return 0, err
+		}
+	}
+	n, err := c.Conn.Write(p)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		c.stalled.Store(true)
+	}
+	return n, err
 }
 
 // Close closes the connection, at once unless it lingers; a lingering one
 // is closed by a goroutine of its own, so Close never blocks the server
 // (fasthttp closes idle connections under a lock on Shutdown).
+//
+// A connection whose client stopped reading is reset instead (SO_LINGER 0,
+// as nginx's reset_timedout_connection does): a plain close would leave the
+// kernel holding what the client did not read, up to megabytes of a send
+// buffer in FIN-WAIT-1, for as long as the client keeps its window shut.
 func (c *lingerConn) Close() error {
-	if !c.linger.Load() {
+	if c.stalled.Load() {
+		if tc, ok := c.Conn.(interface{ SetLinger(int) error }); ok {
+			_ = tc.SetLinger(0)
+		}
+		return c.Conn.Close()
+	}
+	if !c.linger.Load() || !c.canLinger {
 		return c.Conn.Close()
 	}
 	if c.closed.Swap(true) {

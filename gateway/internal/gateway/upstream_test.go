@@ -2,12 +2,14 @@ package gateway_test
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -287,5 +289,70 @@ func TestShortBodiesKeepTheUpstreamConnection(t *testing.T) {
 	defer mu.Unlock()
 	if len(conns) != 1 {
 		t.Fatalf("9 requests one after the other took %d upstream connections, want 1", len(conns))
+	}
+}
+
+// HTTP_WRITE_TIMEOUT bounds how long a client may go without reading, not
+// how long an answer may last: an event stream read as it comes outlives it.
+// fasthttp's WriteTimeout, a deadline for the whole answer, cut the stream
+// after one second here (after 60 s with the default).
+func TestAStreamOutlivesTheWriteTimeout(t *testing.T) {
+	t.Parallel()
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 5 {
+			_, _ = io.WriteString(w, "data: "+itoa(i)+"\n\n")
+			http.NewResponseController(w).Flush()
+			time.Sleep(400 * time.Millisecond)
+		}
+	})
+	h := start(t, withEnv("HTTP_WRITE_TIMEOUT", "1s"), withRoute("/events", srv))
+	req, err := http.NewRequest(http.MethodGet, h.base+"/events/feed", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.idp.Token(t, "reader"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || string(body) != "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n" {
+		t.Fatalf("the stream ended with %v after %q", err, body)
+	}
+}
+
+// A client that stops reading a large answer is reset when the write
+// timeout ends, as nginx's reset_timedout_connection does, so that the
+// kernel does not keep what it did not read. A plain close left the rest of
+// the send buffer (megabytes) to it, in FIN-WAIT-1, for as long as the
+// client kept its window shut.
+func TestAClientThatStopsReadingIsReset(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", itoa(32*len(big)))
+		for range 32 {
+			if _, err := io.WriteString(w, big); err != nil {
+				return
+			}
+		}
+	})
+	h := start(t, withEnv("HTTP_WRITE_TIMEOUT", "500ms"), withRoute("/big", srv))
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(h.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, _ = io.WriteString(conn, "GET /big/file HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+h.idp.Token(t, "reader")+"\r\n\r\n")
+	time.Sleep(2 * time.Second) // not reading, past the write timeout
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, conn)
+	if !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("the stalled client read %d bytes, then %v; want a reset", n, err)
 	}
 }
