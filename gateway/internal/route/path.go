@@ -23,7 +23,8 @@ type Path struct {
 //
 // Harmless oddities are normalized: "//" and "." segments (also written
 // "%2e") are dropped. Anything that could make the path mean something else
-// to an upstream is rejected with a 400: ".." in any spelling, encoded "/"
+// to an upstream is rejected with a 400: ".." in any spelling (with ";"
+// parameters too), encoded "/"
 // or "\" (%2f, %5c), a literal backslash, control characters, invalid
 // escapes or UTF-8, and paths that do not start with "/".
 func Canonicalize(escaped string) (Path, error) {
@@ -53,7 +54,7 @@ func Canonicalize(escaped string) (Path, error) {
 // checkSegment decodes one escaped segment and rejects the dangerous ones.
 func checkSegment(seg string) (string, error) {
 	if plain(seg) { // nothing to decode, nothing dangerous but ".."
-		if seg == ".." {
+		if isDotDot(seg) {
 			return "", dotDot()
 		}
 		return seg, nil
@@ -63,7 +64,7 @@ func checkSegment(seg string) (string, error) {
 		return "", problem.Errorf(problem.EMALFORMED, "the request path has an invalid percent-escape")
 	}
 	switch {
-	case decoded == "..":
+	case isDotDot(decoded):
 		return "", dotDot()
 	case strings.ContainsAny(decoded, "/\\"):
 		return "", problem.Errorf(problem.EMALFORMED, "the request path must not contain encoded slashes or backslashes")
@@ -76,6 +77,14 @@ func checkSegment(seg string) (string, error) {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// isDotDot reports whether the decoded segment seg is ".." to some server:
+// itself, or followed by ";" parameters, which Tomcat (and so the Java
+// servers behind Spring) drops before it resolves dot segments, so that
+// "/api/..;/admin" is "/admin" there.
+func isDotDot(seg string) bool {
+	return seg == ".." || strings.HasPrefix(seg, "..;")
+}
 
 // dotDot is the refusal of a ".." segment, in any spelling.
 func dotDot() error {

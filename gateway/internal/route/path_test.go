@@ -50,6 +50,11 @@ func TestCanonicalizeRejects(t *testing.T) {
 		{"a dot-dot at the end", "/search/api/.."},
 		{"an encoded dot-dot", "/search/%2e%2e/go/v1"},
 		{"a half-encoded dot-dot", "/search/.%2E/go"},
+		// Tomcat and the servers behind Spring drop a segment's ";"
+		// parameters before they resolve dot segments: "..;" is ".." there.
+		{"a dot-dot with a path parameter", "/search/..;/go/v1"},
+		{"a dot-dot with an empty path parameter at the end", "/search/api/..;"},
+		{"an encoded dot-dot with a path parameter", "/search/%2e%2e;x=1/go"},
 		{"an encoded slash", "/search/api%2f..%2fgo"},
 		{"an upper-case encoded slash", "/search%2Fapi"},
 		{"an encoded backslash", "/search/%5c..%5cgo"},
