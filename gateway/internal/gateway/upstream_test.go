@@ -213,20 +213,30 @@ func httpServer(t *testing.T, handler http.HandlerFunc) string {
 // event stream that keeps going past it reaches the client whole.
 func TestAStreamOutlivesTheResponseTimeout(t *testing.T) {
 	t.Parallel()
-	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := range 3 {
-			_, _ = io.WriteString(w, "data: "+itoa(i)+"\n\n")
-			http.NewResponseController(w).Flush()
-			time.Sleep(300 * time.Millisecond)
-		}
-	})
+	srv, want := eventStream(t, 3, 300*time.Millisecond)
 	h := start(t, withEnv("UPSTREAM_RESPONSE_TIMEOUT", "200ms"), withRoute("/events", srv))
 	resp, body := h.get(t, "/events/feed", h.idp.Token(t, "reader"))
-	if resp.StatusCode != http.StatusOK || body != "data: 0\n\ndata: 1\n\ndata: 2\n\n" {
+	if resp.StatusCode != http.StatusOK || body != want {
 		t.Fatalf("status %d, body %q: the stream was cut", resp.StatusCode, body)
 	}
 	assertRateLimitHeaders(t, resp)
+}
+
+// eventStream serves n events, gap apart, flushing each, and returns its URL
+// and the body a client reading it whole gets.
+func eventStream(t *testing.T, n int, gap time.Duration) (url, body string) {
+	t.Helper()
+	for i := range n {
+		body += "data: " + itoa(i) + "\n\n"
+	}
+	return httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range n {
+			_, _ = io.WriteString(w, "data: "+itoa(i)+"\n\n")
+			http.NewResponseController(w).Flush()
+			time.Sleep(gap)
+		}
+	}), body
 }
 
 // A large chunked upload reaches the upstream whole, streamed, and the
@@ -298,28 +308,11 @@ func TestShortBodiesKeepTheUpstreamConnection(t *testing.T) {
 // after one second here (after 60 s with the default).
 func TestAStreamOutlivesTheWriteTimeout(t *testing.T) {
 	t.Parallel()
-	srv := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := range 5 {
-			_, _ = io.WriteString(w, "data: "+itoa(i)+"\n\n")
-			http.NewResponseController(w).Flush()
-			time.Sleep(400 * time.Millisecond)
-		}
-	})
+	srv, want := eventStream(t, 5, 400*time.Millisecond)
 	h := start(t, withEnv("HTTP_WRITE_TIMEOUT", "1s"), withRoute("/events", srv))
-	req, err := http.NewRequest(http.MethodGet, h.base+"/events/feed", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+h.idp.Token(t, "reader"))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || string(body) != "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n" {
-		t.Fatalf("the stream ended with %v after %q", err, body)
+	resp, body := h.get(t, "/events/feed", h.idp.Token(t, "reader")) // a cut stream fails the body's read
+	if resp.StatusCode != http.StatusOK || body != want {
+		t.Fatalf("status %d, body %q: the stream was cut", resp.StatusCode, body)
 	}
 }
 
