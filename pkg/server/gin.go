@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -20,6 +22,10 @@ func NewGin() *gin.Engine {
 	e.ContextWithFallback = true
 	e.Use(func(c *gin.Context) {
 		SetRoute(c.Request, c.FullPath())
+		if err := checkQuery(c.Request.URL.RawQuery); err != nil {
+			problem.Abort(c, err)
+			return
+		}
 		c.Next()
 	})
 	e.NoRoute(func(c *gin.Context) {
@@ -29,6 +35,22 @@ func NewGin() *gin.Engine {
 		problem.Abort(c, problem.Errorf(problem.EMETHOD, "method %s is not allowed here", c.Request.Method))
 	})
 	return e
+}
+
+// checkQuery refuses, with a 400, a query string that does not parse: an
+// invalid percent-escape ("%zz") or a ";". url.Values drops such a pair
+// without a word, so "?nivel=%zz" was a list without its filter (every row)
+// and "?page=1;per_page=5" the default page, past the services' checks that
+// a typo in a filter never returns everything. Only a query holding a "%"
+// or a ";" can fail, so only such a query is parsed here.
+func checkQuery(raw string) error {
+	if !strings.ContainsAny(raw, "%;") {
+		return nil
+	}
+	if _, err := url.ParseQuery(raw); err != nil {
+		return problem.Wrap(problem.EMALFORMED, err, "the query string does not parse: "+err.Error())
+	}
+	return nil
 }
 
 // OpenAPI serves a program's OpenAPI document (conventionally at
