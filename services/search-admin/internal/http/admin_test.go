@@ -207,6 +207,8 @@ func TestListFiltersAndPages(t *testing.T) {
 		{"?status=2", "status"}, {"?status=draft", "status"}, {"?is_free=yes", "is_free"}, {"?page=0", "page"},
 		{"?per_page=-1", "per_page"}, {"?page=99999999999", "page"}, {"?statsu=1", "statsu"}, {"?text=a%00b", "text"},
 		{"?text=" + strings.Repeat("a", 256), "text"}, {"?status=0&status=1", "status"},
+		// Given empty, a number or a boolean is none (it was read as absent).
+		{"?page=", "page"}, {"?per_page=", "per_page"}, {"?page", "page"}, {"?is_free=", "is_free"},
 	}
 	for _, tt := range bad {
 		t.Run("list"+tt.query[:min(len(tt.query), 30)]+" is 422 on "+tt.field, func(t *testing.T) {

@@ -75,10 +75,10 @@ func (p params) text(name string) string {
 }
 
 func (p params) boolean(name string) *bool {
-	s := p.text(name)
-	if s == "" {
+	if !p.q.Has(name) {
 		return nil
 	}
+	s := p.text(name)
 	b := s == "true"
 	if !b && s != "false" {
 		p.v.Add(name, "invalid_type", "must be true or false")
@@ -87,12 +87,12 @@ func (p params) boolean(name string) *bool {
 }
 
 // integer parses name as an integer of at least least, or returns fallback
-// when it is absent.
+// when it is absent. Given empty ("?page=") it is no integer, as jobs has it.
 func (p params) integer(name string, fallback, least int) int {
-	s := p.text(name)
-	if s == "" {
+	if !p.q.Has(name) {
 		return fallback
 	}
+	s := p.text(name)
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		p.v.Add(name, "invalid_type", "must be an integer")
