@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/multitracer"
 	"github.com/jackc/pgx/v5/stdlib"
 	"go.opentelemetry.io/otel/trace"
 	"gorm.io/driver/postgres"
@@ -29,8 +31,11 @@ type Config struct {
 	SlowQuery       time.Duration `env:"DATABASE_SLOW_QUERY, default=500ms"`
 	// StatementTimeout is the statement_timeout of every session: a
 	// statement running longer is cancelled by Postgres (SQLSTATE 57014,
-	// which MapError makes a 503). Zero leaves the server's setting, and a
-	// statement_timeout parameter in DATABASE_URL wins.
+	// which MapError makes a 503). The client gives up a second later on
+	// a statement, or a new connection, that a server which stopped
+	// answering leaves waiting (statementBound). Zero leaves the server's
+	// setting and no bound, and a statement_timeout parameter in
+	// DATABASE_URL wins (and sets no bound).
 	StatementTimeout time.Duration `env:"DATABASE_STATEMENT_TIMEOUT, default=5s"`
 	// DeadPeer bounds how long a half-open connection or a stopped client
 	// can go unnoticed.
@@ -62,11 +67,23 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	var tracers []pgx.QueryTracer
 	if _, set := cc.RuntimeParams["statement_timeout"]; !set && cfg.StatementTimeout > 0 {
 		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(cfg.StatementTimeout.Milliseconds(), 1), 10)
+		bound := cfg.StatementTimeout + answerGrace
+		tracers = append(tracers, statementBound(bound))
+		if cc.ConnectTimeout == 0 { // connect_timeout in DATABASE_URL wins
+			cc.ConnectTimeout = bound
+		}
 	}
 	if cfg.Tracer != nil {
-		cc.Tracer = Tracer(cfg.Tracer)
+		tracers = append(tracers, Tracer(cfg.Tracer))
+	}
+	switch len(tracers) {
+	case 1:
+		cc.Tracer = tracers[0]
+	case 2:
+		cc.Tracer = multitracer.New(tracers...)
 	}
 	pool := stdlib.OpenDB(*cc)
 	db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{
@@ -95,6 +112,34 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
 	return db.Session(&gorm.Session{FullSaveAssociations: false}), nil
+}
+
+// answerGrace is how much longer than statement_timeout the client waits
+// for a statement's answer (and for a new connection to be ready): Postgres's
+// own cancel, and its 57014, come first from a server that is there.
+const answerGrace = time.Second
+
+// statementBound is a pgx tracer that gives every statement (and BEGIN and
+// COMMIT, which pgx runs as statements) a deadline on the client side.
+// statement_timeout is Postgres's: a server that stops answering (frozen,
+// or behind a network path that acknowledges and delivers nothing) never
+// sends its cancel, and a request waited until its client hung up (75 s in
+// a review, with a 5 s statement timeout). At the deadline pgx closes the
+// connection and the statement fails with context.DeadlineExceeded, which
+// MapError makes a 503.
+type statementBound time.Duration
+
+type statementCancelKey struct{}
+
+func (b statementBound) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(b))
+	return context.WithValue(ctx, statementCancelKey{}, cancel)
+}
+
+func (statementBound) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	if cancel, ok := ctx.Value(statementCancelKey{}).(context.CancelFunc); ok {
+		cancel()
+	}
 }
 
 // Close closes the pool behind db.

@@ -23,11 +23,16 @@ const (
 	// before its answer reaches the client, as a network or a server that
 	// failed just after it.
 	After
+	// Hold keeps the statement and the connection: the server never sees
+	// it and the client never gets an answer or a close, as a frozen server
+	// or a network path that acknowledges and delivers nothing. New
+	// connections hang at their startup from then on.
+	Hold
 )
 
 // Proxy is a TCP proxy in front of the test server that can cut a client's
 // connection at one chosen statement, for tests of what a crash between two
-// statements leaves behind. Its URL makes pgx send the text of every
+// statements leaves behind, or hold it (Hold). Its URL makes pgx send the text of every
 // statement (default_query_exec_mode=exec), so statements can be matched.
 type Proxy struct {
 	target string
@@ -38,6 +43,7 @@ type Proxy struct {
 	prefix string // lower case; "" when not armed
 	at     Point
 	cuts   int
+	frozen bool // a statement was held: new connections hang too
 	conns  map[net.Conn]bool
 }
 
@@ -69,7 +75,7 @@ func (p *Proxy) URL() string { return p.url }
 
 // Sever arms the proxy: the next statement whose SQL starts with prefix
 // (ignoring case and leading space) ends the connection that sends it,
-// at the point given. Only one cut is armed at a time.
+// at the point given, or is held (Hold). Only one cut is armed at a time.
 func (p *Proxy) Sever(prefix string, at Point) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -93,7 +99,15 @@ func (p *Proxy) take(sql string) (Point, bool) {
 	}
 	p.prefix = ""
 	p.cuts++
+	p.frozen = p.frozen || p.at == Hold
 	return p.at, true
+}
+
+// isFrozen reports whether a statement was held.
+func (p *Proxy) isFrozen() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frozen
 }
 
 func (p *Proxy) accept() {
@@ -153,6 +167,10 @@ func (p *Proxy) pipe(client, server net.Conn) {
 		defer cut()
 		_ = relayServer(server, client, withhold)
 	}()
+	if p.isFrozen() { // what the client sends goes nowhere, until it gives up
+		_, _ = io.Copy(io.Discard, client)
+		return
+	}
 	if err := relayStartup(client, server); err != nil {
 		return
 	}
@@ -162,7 +180,11 @@ func (p *Proxy) pipe(client, server net.Conn) {
 			return
 		}
 		if at, ok := p.take(statementOf(typ, msg)); ok {
-			if at == Before {
+			switch at {
+			case Before:
+				return
+			case Hold:
+				_, _ = io.Copy(io.Discard, client)
 				return
 			}
 			once.Do(func() { close(withhold) })
