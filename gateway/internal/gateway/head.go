@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/valyala/fasthttp"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/municipal-apis/platform/pkg/problem"
 )
@@ -21,7 +22,8 @@ import (
 //   - a Host that is no host and port (RFC 9112 3.2: a quote, for one,
 //     which would reach the upstream in X-Forwarded-Host).
 //
-// It reads the head as it came (RawHeaders), once per request.
+// It reads the head as it came (RawHeaders), once per request, with the
+// checks net/http makes of the same fields (httpguts).
 func checkHead(h *fasthttp.RequestHeader) error {
 	raw := h.RawHeaders()
 	for len(raw) > 0 {
@@ -36,14 +38,14 @@ func checkHead(h *fasthttp.RequestHeader) error {
 			continue
 		}
 		name, value, _ := bytes.Cut(line, []byte(":"))
-		if !isToken(name) {
+		if !httpguts.ValidHeaderFieldName(b2s(name)) {
 			return problem.Errorf(problem.EMALFORMED, "a header name must be a token (RFC 9110 5.1): %q is not", clip(name))
 		}
 		if bytes.EqualFold(name, []byte("Transfer-Encoding")) && !bytes.EqualFold(bytes.TrimSpace(value), []byte("chunked")) {
 			return problem.Errorf(problem.EMALFORMED, "the only transfer coding accepted is chunked")
 		}
 	}
-	if host := h.Host(); len(host) > 0 && !allIn(host, &hostChars) { // none: fasthttp's own 400 for HTTP/1.1
+	if !httpguts.ValidHostHeader(b2s(h.Host())) { // none is valid here: fasthttp's own 400 for HTTP/1.1
 		return problem.Errorf(problem.EMALFORMED, "the Host header must be a host and an optional port")
 	}
 	return nil
@@ -51,33 +53,3 @@ func checkHead(h *fasthttp.RequestHeader) error {
 
 // clip shortens a client's bytes quoted in an error to at most 64.
 func clip(b []byte) []byte { return b[:min(len(b), 64)] }
-
-// tokenChars and hostChars hold 1 for the bytes a header name (RFC 9110
-// 5.6.2 tchar) and a Host value (RFC 3986 reg-name, IP literal and port:
-// unreserved, sub-delims, "%", ":", "[" and "]") may hold.
-var tokenChars, hostChars = func() (tok, host [256]byte) {
-	for c := '0'; c <= '9'; c++ {
-		tok[c], host[c] = 1, 1
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		tok[c], host[c], tok[c-'a'+'A'], host[c-'a'+'A'] = 1, 1, 1, 1
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		tok[c] = 1
-	}
-	for _, c := range "-._~!$&'()*+,;=%:[]" {
-		host[c] = 1
-	}
-	return tok, host
-}()
-
-func isToken(b []byte) bool { return len(b) > 0 && allIn(b, &tokenChars) }
-
-func allIn(b []byte, set *[256]byte) bool {
-	for _, c := range b {
-		if set[c] == 0 {
-			return false
-		}
-	}
-	return true
-}
