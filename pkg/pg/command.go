@@ -11,7 +11,8 @@ import (
 // MigrateCommand is the migrate subcommand of a program that owns a
 // database: "migrate [-create-database]" creates the database of cfg.URL
 // when asked and it does not exist, then applies sets in order
-// (MigrateSets). args are the arguments after "migrate".
+// (MigrateSets). args are the arguments after "migrate". Like Open, it
+// waits up to cfg.ConnectWait for a server that is not there yet.
 func MigrateCommand(ctx context.Context, cfg Config, log *slog.Logger, args []string, sets ...Set) (err error) {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	create := fs.Bool("create-database", false, "create the database of DATABASE_URL when it does not exist")
@@ -19,7 +20,7 @@ func MigrateCommand(ctx context.Context, cfg Config, log *slog.Logger, args []st
 		return err
 	}
 	if *create {
-		if err := EnsureDatabase(ctx, cfg.URL); err != nil {
+		if err := waitForServer(ctx, func(ctx context.Context) error { return EnsureDatabase(ctx, cfg.URL) }, cfg.ConnectWait, log); err != nil {
 			return err
 		}
 	}

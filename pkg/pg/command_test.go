@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 )
@@ -38,6 +41,31 @@ func TestMigrateCommandCreatesTheDatabaseOnlyWhenAsked(t *testing.T) {
 		t.Error("an unknown flag was accepted")
 	}
 	db, err := sql.Open("pgx", cfg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`INSERT INTO things (qty, note) VALUES (1, 'x')`); err != nil {
+		t.Fatalf("the migrations were not applied: %v", err)
+	}
+}
+
+func TestMigrateCommandWaitsForAServerThatIsNotUpYet(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewURL(t, emptyMigrations)
+	proxy := pgtest.NewProxy(t, dsn)
+	proxy.Refuse(true)
+	time.AfterFunc(time.Second, func() { proxy.Refuse(false) })
+	logs := &logtest.Buffer{}
+	cfg := pg.Config{URL: proxy.URL(), MaxOpenConns: 2, MaxIdleConns: 1, ConnectWait: time.Minute}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	if err := pg.MigrateCommand(context.Background(), cfg, log, []string{"-create-database"}, pg.Set{FS: migrations(t)}); err != nil {
+		t.Fatalf("migrate gave up on a server that came up after a second: %v", err)
+	}
+	if n := strings.Count(logs.String(), "database not reachable yet"); n == 0 {
+		t.Fatalf("no try was refused, so nothing was waited for; log:\n%s", logs)
+	}
+	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

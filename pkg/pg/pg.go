@@ -37,6 +37,13 @@ type Config struct {
 	// setting and no bound, and a statement_timeout parameter in
 	// DATABASE_URL wins (and sets no bound).
 	StatementTimeout time.Duration `env:"DATABASE_STATEMENT_TIMEOUT, default=5s"`
+	// ConnectWait is how long Open keeps trying a server that is not there
+	// yet (refusing connections, starting up, out of connections) before it
+	// gives up: a service started beside its database, as on a cluster's
+	// cold start, waits for it instead of exiting into a crash loop whose
+	// back-off outlasts the database's start. Zero tries once. It stays
+	// below the 60 s the Kubernetes startup probes allow.
+	ConnectWait time.Duration `env:"DATABASE_CONNECT_WAIT, default=45s"`
 	// DeadPeer bounds how long a half-open connection or a stopped client
 	// can go unnoticed.
 	DeadPeer DeadPeer
@@ -55,12 +62,15 @@ func (c Config) Validate() error {
 		return errors.New("DATABASE_MAX_OPEN_CONNS must be positive")
 	case c.StatementTimeout < 0:
 		return errors.New("DATABASE_STATEMENT_TIMEOUT must not be negative")
+	case c.ConnectWait < 0:
+		return errors.New("DATABASE_CONNECT_WAIT must not be negative")
 	}
 	return nil
 }
 
 // Open connects with the pool and dead-peer settings of cfg and pings the
-// server. Associations are never saved implicitly: a nested object in a
+// server, waiting up to cfg.ConnectWait for one that is not up yet
+// (waitForServer). Associations are never saved implicitly: a nested object in a
 // request must not create or change related rows.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 	cc, err := connConfig(cfg.URL, cfg.DeadPeer)
@@ -86,6 +96,20 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		cc.Tracer = multitracer.New(tracers...)
 	}
 	pool := stdlib.OpenDB(*cc)
+	pool.SetMaxOpenConns(cfg.MaxOpenConns)
+	pool.SetMaxIdleConns(cfg.MaxIdleConns)
+	pool.SetConnMaxLifetime(cfg.ConnMaxLifetime)
+	pool.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
+	ping := func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return pool.PingContext(ctx)
+	}
+	// Before gorm.Open, which asks the server its version.
+	if err := waitForServer(ctx, ping, cfg.ConnectWait, log); err != nil {
+		_ = pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
 	db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{
 		Logger:                 slowLogger(log, cfg.SlowQuery),
 		FullSaveAssociations:   false,
@@ -97,21 +121,34 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		_ = pool.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	sqlDB, err := db.DB()
-	if err != nil {
-		return nil, fmt.Errorf("database handle: %w", err)
-	}
-	sqlDB.SetMaxOpenConns(cfg.MaxOpenConns)
-	sqlDB.SetMaxIdleConns(cfg.MaxIdleConns)
-	sqlDB.SetConnMaxLifetime(cfg.ConnMaxLifetime)
-	sqlDB.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
-	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := sqlDB.PingContext(pingCtx); err != nil {
-		_ = sqlDB.Close()
-		return nil, fmt.Errorf("ping database: %w", err)
-	}
 	return db.Session(&gorm.Session{FullSaveAssociations: false}), nil
+}
+
+// waitForServer runs ping until it succeeds, for up to wait while the
+// failure is one that passes (ConnectionLost, Unavailable: refused, reset,
+// starting up, too many connections), logging each failed try. A server
+// that answers with anything else (a wrong password, no such database) is
+// a configuration to fix, returned at once, and so is the end of ctx (the
+// program was told to stop).
+func waitForServer(ctx context.Context, ping func(context.Context) error, wait time.Duration, log *slog.Logger) error {
+	deadline := time.Now().Add(wait)
+	pause := 250 * time.Millisecond
+	for try := 1; ; try++ {
+		err := ping(ctx)
+		left := time.Until(deadline)
+		if err == nil || ctx.Err() != nil || left <= 0 || !(ConnectionLost(err) || Unavailable(err)) {
+			return err
+		}
+		if log != nil {
+			log.WarnContext(ctx, "database not reachable yet; waiting", "try", try, "retry_in", min(pause, left).String(), "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(min(pause, left)):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
 }
 
 // answerGrace is how much longer than statement_timeout the client waits

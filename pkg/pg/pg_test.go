@@ -1,7 +1,6 @@
 package pg_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"embed"
@@ -11,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/problem"
@@ -208,24 +209,22 @@ func TestOpenTakesTheRoleFromPGUSERWhenTheURLNamesNone(t *testing.T) {
 	}
 }
 
-// TestOpenLogsAFailedConnectAsText: the line GORM logs when it cannot
-// connect carries the server's reason, not a JSON encoding failure of the
-// pgconn error it was given.
+// TestOpenLogsAFailedConnectAsText: the line logged while Open waits for
+// a server carries the reason as text, not a JSON encoding failure of the
+// pgconn error (a database that does not exist is not waited for: Open
+// returns it, and the program prints it as it exits).
 func TestOpenLogsAFailedConnectAsText(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
+	var buf logtest.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
-	u, err := url.Parse(pgtest.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/no_such_database_for_the_log_test"
-	if db, err := pg.Open(context.Background(), pg.Config{URL: u.String(), MaxOpenConns: 1}, log); err == nil {
+	proxy := pgtest.NewProxy(t, pgtest.AdminURL())
+	proxy.Refuse(true)
+	if db, err := pg.Open(context.Background(), pg.Config{URL: proxy.URL(), MaxOpenConns: 1, ConnectWait: 300 * time.Millisecond}, log); err == nil {
 		_ = pg.Close(db)
-		t.Fatal("Open succeeded on a database that does not exist")
+		t.Fatal("Open succeeded on a server that refuses every connection")
 	}
 	out := buf.String()
-	if strings.Contains(out, "unsupported type") || !strings.Contains(out, "does not exist") {
-		t.Errorf("the failed connect was logged as %s; want the server's reason as text", out)
+	if strings.Contains(out, "unsupported type") || !strings.Contains(out, "failed to connect") {
+		t.Errorf("the failed connect was logged as %s; want the reason as text", out)
 	}
 }

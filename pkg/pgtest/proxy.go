@@ -44,6 +44,7 @@ type Proxy struct {
 	at     Point
 	cuts   int
 	frozen bool // a statement was held: new connections hang too
+	refuse bool // new connections are closed at once (Refuse)
 	conns  map[net.Conn]bool
 }
 
@@ -82,6 +83,22 @@ func (p *Proxy) Sever(prefix string, at Point) {
 	p.prefix, p.at = strings.ToLower(prefix), at
 }
 
+// Refuse makes the proxy a server that is not up yet while on: a new
+// connection is closed as soon as it is accepted, before its startup. The
+// connections already made are kept.
+func (p *Proxy) Refuse(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refuse = on
+}
+
+// refusing reports whether Refuse is on.
+func (p *Proxy) refusing() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refuse
+}
+
 // Cuts reports how many connections the proxy has cut.
 func (p *Proxy) Cuts() int {
 	p.mu.Lock()
@@ -115,6 +132,10 @@ func (p *Proxy) accept() {
 		client, err := p.ln.Accept()
 		if err != nil {
 			return
+		}
+		if p.refusing() {
+			_ = client.Close()
+			continue
 		}
 		server, err := net.Dial("tcp", p.target)
 		if err != nil {
