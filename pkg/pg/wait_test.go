@@ -16,10 +16,10 @@ import (
 const waiting = "database not reachable yet"
 
 // openLogged opens cfg with a logger whose lines the test reads.
-func openLogged(t *testing.T, cfg pg.Config) (error, string) {
+func openLogged(t *testing.T, cfg pg.Config) (logs string, err error) {
 	t.Helper()
-	logs := &logtest.Buffer{}
-	db, err := pg.Open(context.Background(), cfg, slog.New(slog.NewTextHandler(logs, nil)))
+	buf := &logtest.Buffer{}
+	db, err := pg.Open(context.Background(), cfg, slog.New(slog.NewTextHandler(buf, nil)))
 	if err == nil {
 		t.Cleanup(func() { _ = pg.Close(db) })
 		var one int
@@ -27,7 +27,7 @@ func openLogged(t *testing.T, cfg pg.Config) (error, string) {
 			t.Errorf("the pool Open returned does not work: %v", err)
 		}
 	}
-	return err, logs.String()
+	return buf.String(), err
 }
 
 // A service started beside its database (a cluster's cold start) used to
@@ -38,7 +38,7 @@ func TestOpenWaitsForAServerThatIsNotUpYet(t *testing.T) {
 	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
 	proxy.Refuse(true)
 	time.AfterFunc(time.Second, func() { proxy.Refuse(false) })
-	err, logs := openLogged(t, pg.Config{URL: proxy.URL(), MaxOpenConns: 2, ConnectWait: time.Minute})
+	logs, err := openLogged(t, pg.Config{URL: proxy.URL(), MaxOpenConns: 2, ConnectWait: time.Minute})
 	if err != nil {
 		t.Fatalf("Open gave up on a server that came up after a second: %v", err)
 	}
@@ -51,7 +51,7 @@ func TestOpenGivesUpWhenTheServerStaysAway(t *testing.T) {
 	t.Parallel()
 	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
 	proxy.Refuse(true)
-	err, logs := openLogged(t, pg.Config{URL: proxy.URL(), MaxOpenConns: 2, ConnectWait: 1500 * time.Millisecond})
+	logs, err := openLogged(t, pg.Config{URL: proxy.URL(), MaxOpenConns: 2, ConnectWait: 1500 * time.Millisecond})
 	if err == nil || !pg.ConnectionLost(err) {
 		t.Fatalf("Open = %v, want the refused connection's error once the wait is over", err)
 	}
@@ -59,7 +59,7 @@ func TestOpenGivesUpWhenTheServerStaysAway(t *testing.T) {
 		t.Fatalf("%d tries logged in 1.5 s of waiting, want several; log:\n%s", n, logs)
 	}
 	// Zero, as tests and tools open, tries once.
-	err, logs = openLogged(t, pg.Config{URL: proxy.URL(), MaxOpenConns: 2})
+	logs, err = openLogged(t, pg.Config{URL: proxy.URL(), MaxOpenConns: 2})
 	if err == nil || strings.Contains(logs, waiting) {
 		t.Fatalf("Open without a wait = %v, log:\n%s", err, logs)
 	}
@@ -74,7 +74,7 @@ func TestOpenDoesNotWaitOnAServerThatRefusesTheConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Path += "_missing"
-	err, logs := openLogged(t, pg.Config{URL: u.String(), MaxOpenConns: 2, ConnectWait: time.Minute})
+	logs, err := openLogged(t, pg.Config{URL: u.String(), MaxOpenConns: 2, ConnectWait: time.Minute})
 	if err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("Open of a database that does not exist = %v", err)
 	}
