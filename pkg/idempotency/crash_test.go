@@ -9,6 +9,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/problem"
 )
@@ -95,5 +96,31 @@ func TestAClientThatHangsUpLeavesNothingAndItsRetryRunsOnce(t *testing.T) {
 	expect(t, retry, http.StatusCreated)
 	if x.runs.Load() != 2 || x.rows("things") != 1 || retry.Header().Get(idempotency.ReplayedHeader) != "" {
 		t.Errorf("runs %d, things %d; want the retry to run once and store once", x.runs.Load(), x.rows("things"))
+	}
+}
+
+// A keyed request to a Postgres that stopped answering waited out the
+// client's bound twice (8 s with a 3 s statement timeout, in a review that
+// froze the database): once on the lookup of a stored answer, whose
+// failure was passed over, then again on the transaction that locks the
+// key, on a new connection to the same silent server.
+func TestAKeyedRequestToAServerThatStoppedAnsweringGivesUpAfterOneStatement(t *testing.T) {
+	t.Parallel()
+	proxy := pgtest.NewProxy(t, testURL(t))
+	// No idle connections: a second statement has to open one.
+	x := newHarnessWith(t, idempotency.Config{}, pg.Config{URL: proxy.URL(), MaxOpenConns: 4, StatementTimeout: 200 * time.Millisecond})
+	x.token(devidptest.JobsAdmin)
+	proxy.Sever("SELECT fingerprint", pgtest.Hold)
+	opened := proxy.Opened()
+	rec := x.post("/things", devidptest.JobsAdmin, "k", `{"name":"a"}`)
+	expect(t, rec, http.StatusServiceUnavailable)
+	if proxy.Cuts() != 1 {
+		t.Fatal("the lookup of the stored answer was never sent")
+	}
+	if n := proxy.Opened() - opened; n != 1 {
+		t.Fatalf("the request opened %d connections to a server that did not answer its first statement, want 1", n)
+	}
+	if x.runs.Load() != 0 {
+		t.Errorf("the handler ran %d times", x.runs.Load())
 	}
 }

@@ -66,7 +66,13 @@ func testURL(t testing.TB) string {
 // newHarnessOn is newHarness on the database at dsn.
 func newHarnessOn(t testing.TB, cfg idempotency.Config, dsn string) *harness {
 	t.Helper()
-	db, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 10, MaxIdleConns: 5, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute}, nil)
+	return newHarnessWith(t, cfg, pg.Config{URL: dsn, MaxOpenConns: 10, MaxIdleConns: 5, ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute})
+}
+
+// newHarnessWith is newHarness on the database and pool of db.
+func newHarnessWith(t testing.TB, cfg idempotency.Config, dbc pg.Config) *harness {
+	t.Helper()
+	db, err := pg.Open(context.Background(), dbc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

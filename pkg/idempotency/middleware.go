@@ -87,10 +87,14 @@ func (k *Keys) serve(c *gin.Context, key string, h gin.HandlerFunc) error {
 		return err
 	}
 	i := id{client: claims.ClientID, key: key, fingerprint: fingerprint(c.Request, c.FullPath(), body)}
-	if o, ok := k.answered(c.Request.Context(), i); ok {
+	o, ok, err := k.answered(c.Request.Context(), i)
+	if err != nil {
+		return pg.MapError(err, nil)
+	}
+	if ok {
 		return o.send(c)
 	}
-	o, err := k.attempt(c, i, body, h, false)
+	o, err = k.attempt(c, i, body, h, false)
 	if errors.Is(err, pg.ErrCommitUnknown) {
 		// The connection broke during COMMIT: the stored key says whether
 		// the transaction went through. Wait for it to end, then replay
@@ -129,16 +133,22 @@ func (o outcome) send(c *gin.Context) error {
 
 // answered returns the outcome of a key already answered, read without a
 // transaction or a lock: a stored answer never changes until it expires.
-// Anything else (no row, an expired one, a failed read) is left to attempt.
-func (k *Keys) answered(ctx context.Context, i id) (outcome, bool) {
+// Anything else (no row, an expired one, a read that failed in a way a
+// retry may fix, as a connection lost) is left to attempt. A read that
+// failed otherwise is the request's error: a server that did not answer
+// the lookup in time would keep attempt's transaction waiting as long
+// again.
+func (k *Keys) answered(ctx context.Context, i id) (outcome, bool, error) {
 	rec, found, err := lookup(pg.Conn(ctx, k.db), i)
 	switch {
+	case err != nil && !pg.Retryable(err):
+		return outcome{}, false, err
 	case err != nil, !found, rec.Expired, rec.State != stateDone:
-		return outcome{}, false
+		return outcome{}, false, nil
 	case !rec.matches(i):
-		return outcome{err: reused()}, true
+		return outcome{err: reused()}, true, nil
 	}
-	return outcome{replay: &rec}, true
+	return outcome{replay: &rec}, true, nil
 }
 
 // attempt runs the request of i in one transaction with its key: the key is

@@ -45,6 +45,7 @@ type Proxy struct {
 	cuts   int
 	frozen bool // a statement was held: new connections hang too
 	refuse bool // new connections are closed at once (Refuse)
+	opened int  // connections accepted
 	conns  map[net.Conn]bool
 }
 
@@ -97,6 +98,14 @@ func (p *Proxy) refusing() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.refuse
+}
+
+// Opened reports how many connections clients have opened through the
+// proxy (refused ones not counted).
+func (p *Proxy) Opened() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.opened
 }
 
 // Cuts reports how many connections the proxy has cut.
@@ -163,6 +172,7 @@ func (p *Proxy) track(conns ...net.Conn) bool {
 	for _, c := range conns {
 		p.conns[c] = true
 	}
+	p.opened++
 	return true
 }
 
