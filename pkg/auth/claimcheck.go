@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -12,19 +13,90 @@ import (
 
 // payload holds the claims a verified token must carry.
 type payload struct {
-	Issuer            string          `json:"iss"`
-	Audience          json.RawMessage `json:"aud"`
-	Expiry            json.RawMessage `json:"exp"`
-	NotBefore         json.RawMessage `json:"nbf"`
-	IssuedAt          json.RawMessage `json:"iat"`
-	Subject           string          `json:"sub"`
-	Type              string          `json:"typ"`
-	AuthorizedParty   string          `json:"azp"`
-	Scope             string          `json:"scope"`
-	Department        string          `json:"department"`
-	Name              string          `json:"name"`
-	PreferredUsername string          `json:"preferred_username"`
-	TokenID           string          `json:"jti"`
+	Issuer            string
+	Audience          json.RawMessage
+	Expiry            json.RawMessage
+	NotBefore         json.RawMessage
+	IssuedAt          json.RawMessage
+	Subject           string
+	Type              string
+	AuthorizedParty   string
+	Scope             string
+	Department        string
+	Name              string
+	PreferredUsername string
+	TokenID           string
+}
+
+// field returns where the claim named name goes, a string or a raw value;
+// nil for a claim the verifier does not read. Names are matched exactly
+// (RFC 7519 10.1), not in any case as encoding/json matches struct fields:
+// "AUD" or "Department" is another claim.
+func (p *payload) field(name string) any {
+	switch name {
+	case "iss":
+		return &p.Issuer
+	case "aud":
+		return &p.Audience
+	case "exp":
+		return &p.Expiry
+	case "nbf":
+		return &p.NotBefore
+	case "iat":
+		return &p.IssuedAt
+	case "sub":
+		return &p.Subject
+	case "typ":
+		return &p.Type
+	case "azp":
+		return &p.AuthorizedParty
+	case "scope":
+		return &p.Scope
+	case "department":
+		return &p.Department
+	case "name":
+		return &p.Name
+	case "preferred_username":
+		return &p.PreferredUsername
+	case "jti":
+		return &p.TokenID
+	}
+	return nil
+}
+
+// decodeExact decodes the JSON object data into the fields of v whose names
+// match its members exactly (field), and reports false for anything but one
+// object, a member named twice (after unescaping, which decoders resolve
+// differently: the first or the last wins) or a value of the wrong type.
+func decodeExact(data []byte, field func(name string) any) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	seen := map[string]struct{}{}
+	for dec.More() {
+		t, err := dec.Token()
+		name, ok := t.(string)
+		if err != nil || !ok {
+			return false
+		}
+		if _, dup := seen[name]; dup {
+			return false
+		}
+		seen[name] = struct{}{}
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return false
+		}
+		if dst := field(name); dst != nil && json.Unmarshal(raw, dst) != nil {
+			return false
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // checkClaims checks the claims of a token whose signature verified and
@@ -35,7 +107,7 @@ type payload struct {
 // lifetime can be bounded.
 func checkClaims(raw []byte, cfg Config) (*Claims, string) {
 	var p payload
-	if duplicateMember(raw) || json.Unmarshal(raw, &p) != nil {
+	if !decodeExact(raw, p.field) {
 		return nil, "the token claims are malformed"
 	}
 	exp, hasExp, okExp := numericDate(p.Expiry)
@@ -85,9 +157,9 @@ func checkClaims(raw []byte, cfg Config) (*Claims, string) {
 }
 
 // numericDate reads a NumericDate claim in seconds. present is false for an
-// absent or null claim; ok is false for anything but a JSON number.
+// absent claim; ok is false for anything but a JSON number (null too).
 func numericDate(raw json.RawMessage) (secs float64, present, ok bool) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 {
 		return 0, false, true
 	}
 	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
@@ -108,10 +180,17 @@ func audienceHas(raw json.RawMessage, want string) bool {
 	return json.Unmarshal(raw, &many) == nil && slices.Contains(many, want)
 }
 
-// validScope reports whether s is a space-separated list of RFC 6749 §3.3
-// scope tokens (possibly empty); a tab or newline is not a separator.
+// validScope reports whether s is a list of RFC 6749 §3.3 scope tokens
+// separated by single spaces (possibly empty); a tab or newline is not a
+// separator, and neither are two spaces, nor one at either end.
 func validScope(s string) bool {
+	if s == "" {
+		return true
+	}
 	for tok := range strings.SplitSeq(s, " ") {
+		if tok == "" {
+			return false
+		}
 		for i := 0; i < len(tok); i++ {
 			if c := tok[i]; c != 0x21 && (c < 0x23 || c > 0x5B) && (c < 0x5D || c > 0x7E) {
 				return false
@@ -119,31 +198,4 @@ func validScope(s string) bool {
 		}
 	}
 	return true
-}
-
-// duplicateMember reports whether the JSON object data names a member twice
-// (after unescaping), which decoders resolve differently: the first or the
-// last wins. Anything but an object is left to json.Unmarshal to refuse.
-func duplicateMember(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
-	}
-	seen := map[string]struct{}{}
-	for dec.More() {
-		t, err := dec.Token()
-		name, ok := t.(string)
-		if err != nil || !ok {
-			return false
-		}
-		if _, dup := seen[name]; dup {
-			return true
-		}
-		seen[name] = struct{}{}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return false
-		}
-	}
-	return false
 }

@@ -199,6 +199,25 @@ func TestHostileTokens(t *testing.T) {
 		{"department as an object", c(map[string]any{"department": map[string]any{"name": "trabalho", "override": "planejamento"}}), false},
 		{"department as an array", c(map[string]any{"department": []string{"trabalho", "planejamento"}}), false},
 		{"a claim nested 5,000 levels deep", c(map[string]any{"ext": nested(5000, `{"a":`, "1", "}")}), false},
+		// A reviewer's cases: JWT member names are case-sensitive (RFC 7519
+		// 10.1), where encoding/json matches a struct field in any case.
+		// (Written raw: the later member is the one encoding/json kept.)
+		{"AUD naming the audience after an aud that does not", f.signRaw(`{"alg":"RS256","typ":"JWT","kid":"<kid>"}`,
+			`{"iss":"<issuer>","aud":"account","azp":"jobs-admin","typ":"Bearer","scope":"jobs:read","department":"trabalho","sub":"s","exp":{{now+300}},"iat":{{now}},"jti":"x","AUD":"api-gateway"}`), false},
+		{"Aud instead of aud", c(map[string]any{"aud": nil, "Aud": "api-gateway"}), false},
+		{"EXP ahead after an exp long past", f.signRaw(`{"alg":"RS256","typ":"JWT","kid":"<kid>"}`,
+			`{"iss":"<issuer>","aud":"api-gateway","azp":"jobs-admin","typ":"Bearer","scope":"jobs:read","department":"trabalho","sub":"s","exp":1000,"iat":{{now}},"jti":"x","EXP":{{now+300}}}`), false},
+		{"Exp instead of exp", c(map[string]any{"exp": nil, "Exp": f.at(5 * minute)}), false},
+		{"ISS naming the issuer after an iss that does not", f.signRaw(`{"alg":"RS256","typ":"JWT","kid":"<kid>"}`,
+			`{"iss":"http://evil.example","aud":"api-gateway","azp":"jobs-admin","typ":"Bearer","scope":"jobs:read","department":"trabalho","sub":"s","exp":{{now+300}},"iat":{{now}},"jti":"x","ISS":"<issuer>"}`), false},
+		{"Iss instead of iss", c(map[string]any{"iss": nil, "Iss": idp.Issuer()}), false},
+		{"Typ instead of typ", c(map[string]any{"typ": nil, "Typ": "Bearer"}), false},
+		{"AZP instead of azp", c(map[string]any{"azp": nil, "AZP": "jobs-admin"}), false},
+		{"scope with two spaces between scopes", c(map[string]any{"scope": "jobs:read  jobs:write"}), false},
+		{"scope with a leading space", c(map[string]any{"scope": " jobs:read jobs:write"}), false},
+		{"scope with a trailing space", c(map[string]any{"scope": "jobs:read jobs:write "}), false},
+		{"nbf null", c(map[string]any{"nbf": json.RawMessage("null")}), false},
+		{"iat null", c(map[string]any{"iat": json.RawMessage("null")}), false},
 		{"a payload that is a JSON array", f.signRaw(`{"alg":"RS256","typ":"JWT","kid":"<kid>"}`, `[{"iss":"<issuer>","aud":"api-gateway"}]`), false},
 		{"a payload that is not JSON", f.signRaw(`{"alg":"RS256","typ":"JWT","kid":"<kid>"}`, "not json at all"), false},
 		{"crit naming an unknown extension", h(map[string]any{"crit": []string{"urn:example:unknown"}, "urn:example:unknown": true}), false},
@@ -248,5 +267,37 @@ func TestHostileTokens(t *testing.T) {
 				t.Errorf("WWW-Authenticate = %q, want an invalid_token challenge", ch)
 			}
 		})
+	}
+}
+
+// A claim is read by its exact name: a member whose name differs only in
+// case is another claim, which the verifier does not read (a reviewer's
+// tokens moved X-Client-Id, X-Department and the scopes with AZP,
+// Department and SCOPE members).
+func TestClaimsAreReadByTheirExactNames(t *testing.T) {
+	idp := devidptest.Start(t)
+	f := &forger{t: t, idp: idp, now: time.Now().Unix()}
+	v := newVerifier(t, idp, newClock(time.Unix(f.now, 0)))
+	tok := f.sign(f.header(nil), f.claims(map[string]any{
+		"azp": "jobs-admin", "AZP": "catalog-admin",
+		"department": "trabalho", "Department": "educacao", "DEPARTMENT": "saude",
+		"scope": "jobs:read", "SCOPE": "jobs:read jobs:write", "Scope": "search:services:write",
+	}))
+	c, err := v.Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClientID != "jobs-admin" || c.Department != "trabalho" || strings.Join(c.Scopes, " ") != "jobs:read" {
+		t.Fatalf("claims read as client %q, department %q, scopes %q; want jobs-admin, trabalho, jobs:read", c.ClientID, c.Department, c.Scopes)
+	}
+	tok = f.sign(f.header(nil), f.claims(map[string]any{"department": nil, "Department": "educacao"}))
+	if c, err := v.Verify(context.Background(), tok); err != nil || c.Department != "" {
+		t.Fatalf("a token with only a Department member: %+v, %v; want no department", c, err)
+	}
+	// The header too: KID is not the kid, so this token names a key the
+	// verifier does not hold, and verifying it would ask the provider.
+	tok = f.sign(f.header(map[string]any{"kid": "unknown-kid-00000000", "KID": idp.KeyID()}), f.claims(nil))
+	if v.HoldsKeyForHeader([]string{"Bearer " + tok}) {
+		t.Fatal("a token whose kid is unknown counts as one of a key held, through its KID member")
 	}
 }

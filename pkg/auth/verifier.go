@@ -3,7 +3,6 @@ package auth
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -122,8 +121,19 @@ func (v *Verifier) Verify(ctx context.Context, rawToken string) (*Claims, error)
 
 // jwsHeader is what precheck reads of a token's protected header.
 type jwsHeader struct {
-	Alg string `json:"alg"`
-	Kid string `json:"kid"`
+	Alg string
+	Kid string
+}
+
+// field is payload.field for the header: only "alg" and "kid", exactly.
+func (h *jwsHeader) field(name string) any {
+	switch name {
+	case "alg":
+		return &h.Alg
+	case "kid":
+		return &h.Kid
+	}
+	return nil
 }
 
 // precheck returns the header of rawToken, or why it cannot be an acceptable
@@ -143,7 +153,7 @@ func precheck(raw string) (jwsHeader, string) {
 	}
 	seg, _, _ := strings.Cut(raw, ".")
 	data, err := base64.RawURLEncoding.DecodeString(seg)
-	if err != nil || duplicateMember(data) || json.Unmarshal(data, &hdr) != nil {
+	if err != nil || !decodeExact(data, hdr.field) {
 		return hdr, notJWT
 	}
 	if !slices.Contains(acceptedAlgs, jose.SignatureAlgorithm(hdr.Alg)) {
