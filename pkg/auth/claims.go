@@ -17,8 +17,11 @@ type Claims struct {
 	TokenID           string    // jti
 	Expiry            time.Time // exp
 	// KeyID is the kid of the signing key that verified the token;
-	// Verifier.HoldsKey tells whether the key is still trusted.
+	// Verifier.HoldsKeyOf tells whether that key is still trusted.
 	KeyID string
+	// keyThumb is the RFC 7638 thumbprint of that key, which a provider
+	// may replace under the same kid.
+	keyThumb string
 }
 
 // HasScope reports whether the token grants scope.

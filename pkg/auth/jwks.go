@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,10 +57,13 @@ type jwksDoc struct {
 	hasMaxAge bool
 }
 
-// heldKey is a usable public signing key and its kid, which Claims.KeyID carries.
+// heldKey is a usable public signing key, its kid (which Claims.KeyID
+// carries) and its RFC 7638 thumbprint: a key the provider replaces under
+// the same kid is another key.
 type heldKey struct {
-	jwk jose.JSONWebKey
-	id  string
+	jwk   jose.JSONWebKey
+	id    string
+	thumb string
 }
 
 // fetchJWKS downloads the key set at url and keeps the public signing keys
@@ -126,7 +130,11 @@ func parseJWKS(body []byte) ([]heldKey, error) {
 		if k.KeyID == "" || !k.Valid() || !(keyFits(k, string(jose.RS256)) || keyFits(k, string(jose.ES256))) {
 			continue
 		}
-		keys = append(keys, heldKey{jwk: k, id: k.KeyID})
+		thumb, err := k.Thumbprint(crypto.SHA256)
+		if err != nil {
+			continue
+		}
+		keys = append(keys, heldKey{jwk: k, id: k.KeyID, thumb: string(thumb)})
 	}
 	return keys, nil
 }

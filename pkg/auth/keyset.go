@@ -48,6 +48,19 @@ func (r *keyring) has(id string) bool {
 	return ok
 }
 
+// holds reports whether r holds the key kid with the thumbprint thumb.
+func (r *keyring) holds(kid, thumb string) bool {
+	if r == nil {
+		return false
+	}
+	for i := range r.keys {
+		if k := &r.keys[i]; k.id == kid && k.thumb == thumb {
+			return true
+		}
+	}
+	return false
+}
+
 // fits reports whether r holds the key kid and it may verify alg.
 func (r *keyring) fits(kid, alg string) bool {
 	if r == nil {
@@ -118,10 +131,10 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 	hdr := jws.Signatures[0].Header
 	n := noteFrom(ctx)
 
-	payload, id, known := verifyWith(jws, s.held.Load(), hdr.KeyID, hdr.Algorithm)
+	payload, by, known := verifyWith(jws, s.held.Load(), hdr.KeyID, hdr.Algorithm)
 	if payload == nil && !known {
 		ring, ferr := s.refresh(ctx)
-		payload, id, known = verifyWith(jws, ring, hdr.KeyID, hdr.Algorithm)
+		payload, by, known = verifyWith(jws, ring, hdr.KeyID, hdr.Algorithm)
 		if payload == nil && !known && ferr != nil {
 			n.fetchErr = ferr
 			return nil, fmt.Errorf("fetch signing keys: %w", ferr)
@@ -129,7 +142,7 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 	}
 	switch {
 	case payload != nil:
-		n.payload, n.keyID = payload, id
+		n.payload, n.key = payload, by
 		return payload, nil
 	case known:
 		return nil, errBadSignature
@@ -141,22 +154,23 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 
 // verifyWith verifies the token with the key of ring named kid, when it
 // exists and fits alg. known reports whether it does, so that a bad
-// signature is not mistaken for a key the set has not seen yet; id names the
+// signature is not mistaken for a key the set has not seen yet; by is the
 // key that verified.
-func verifyWith(jws *jose.JSONWebSignature, ring *keyring, kid, alg string) (payload []byte, id string, known bool) {
+func verifyWith(jws *jose.JSONWebSignature, ring *keyring, kid, alg string) (payload []byte, by *heldKey, known bool) {
 	if ring == nil || kid == "" {
-		return nil, "", false
+		return nil, nil, false
 	}
-	for _, k := range ring.keys {
+	for i := range ring.keys {
+		k := &ring.keys[i]
 		if k.id != kid || !keyFits(k.jwk, alg) {
 			continue
 		}
 		if p, err := jws.Verify(k.jwk.Key); err == nil {
-			return p, k.id, true
+			return p, k, true
 		}
-		return nil, "", true
+		return nil, nil, true
 	}
-	return nil, "", false
+	return nil, nil, false
 }
 
 // keyFits reports whether k may verify a signature made with alg.
@@ -261,11 +275,12 @@ func (s *keySet) logOutcome(ctx context.Context, old, ring *keyring, err error) 
 	}
 }
 
-// diff returns the key ids of b that a does not hold.
+// diff returns the key ids of b's keys that a does not hold (a key
+// replaced under the same kid is one of them).
 func diff(a, b *keyring) []string {
 	var out []string
 	for _, k := range b.keys {
-		if !a.has(k.id) {
+		if !a.holds(k.id, k.thumb) {
 			out = append(out, k.id)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
@@ -79,6 +82,9 @@ func TestAFloodOfUnknownKidsCausesABoundedNumberOfJWKSFetches(t *testing.T) {
 type switchableJWKS struct {
 	current atomic.Pointer[devidptest.IdP]
 	hits    atomic.Int64
+	// kid, when set, is the kid every key is served under, so that
+	// switching IdPs replaces a key under the same kid.
+	kid string
 }
 
 func (s *switchableJWKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -91,8 +97,20 @@ func (s *switchableJWKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	if s.kid == "" {
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+		return
+	}
+	var set jose.JSONWebKeySet
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	for i := range set.Keys {
+		set.Keys[i].KeyID = s.kid
+	}
+	_ = json.NewEncoder(w).Encode(set)
 }
 
 func TestVerifyPicksUpARotatedKeyAfterTheCooldown(t *testing.T) {

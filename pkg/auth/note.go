@@ -7,10 +7,10 @@ import "context"
 // unreachable identity provider or an unknown key from a bad signature, and to
 // explain claim failures from the verified payload.
 type note struct {
-	payload    []byte // set once the signature verified
-	keyID      string // the id of the key that verified it
-	unknownKey bool   // no key of the set could have signed the token
-	fetchErr   error  // the JWKS could not be fetched
+	payload    []byte   // set once the signature verified
+	key        *heldKey // the key that verified it
+	unknownKey bool     // no key of the set could have signed the token
+	fetchErr   error    // the JWKS could not be fetched
 }
 
 type noteKey struct{}

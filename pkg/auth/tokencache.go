@@ -18,7 +18,8 @@ import (
 // form "Bearer <token>" is stored, so an entry is the size of its token,
 // which the identity provider minted: padding a valid token with spaces
 // cannot make a client's entries any larger. An entry serves until its token expires or its
-// signing key leaves the identity provider's JWKS, whichever comes first.
+// signing key leaves the identity provider's JWKS (or is replaced there
+// under the same kid), whichever comes first.
 // The cache is a bounded LRU: when full, the least recently used token goes,
 // so one client minting tokens cannot evict everyone else's.
 type TokenCache struct {
@@ -31,7 +32,7 @@ type TokenCache struct {
 // holds; *Verifier is one.
 type HeaderVerifier interface {
 	AuthenticateHeader(ctx context.Context, authorization []string) (*Claims, error)
-	HoldsKey(kid string) bool
+	HoldsKeyOf(c *Claims) bool
 	HoldsKeyForHeader(authorization []string) bool
 }
 
@@ -74,7 +75,7 @@ func (c *TokenCache) cached(header string) (*Claims, bool) {
 	if !ok {
 		return nil, false
 	}
-	if !c.now().Before(claims.Expiry) || !c.verifier.HoldsKey(claims.KeyID) {
+	if !c.now().Before(claims.Expiry) || !c.verifier.HoldsKeyOf(claims) {
 		c.entries.Remove(header)
 		return nil, false
 	}

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func (c *counting) AuthenticateHeader(ctx context.Context, authorization []strin
 	return c.v.AuthenticateHeader(ctx, authorization)
 }
 
-func (c *counting) HoldsKey(kid string) bool { return c.v.HoldsKey(kid) }
+func (c *counting) HoldsKeyOf(claims *auth.Claims) bool { return c.v.HoldsKeyOf(claims) }
 
 func (c *counting) HoldsKeyForHeader(authorization []string) bool {
 	return c.v.HoldsKeyForHeader(authorization)
@@ -263,6 +264,46 @@ func TestTokenCacheForgetsTokensOfAKeyNoLongerHeld(t *testing.T) {
 	}
 	if c.Len() != 0 {
 		t.Fatalf("the cache keeps %d entries of the removed key", c.Len())
+	}
+}
+
+// A key the provider replaced under the same kid is another key: a token
+// it signed is refused, cached or not (a reviewer's cached token passed for
+// as long as the kid stayed announced).
+func TestTokenCacheForgetsTokensOfAKeyReplacedUnderItsKid(t *testing.T) {
+	t.Parallel()
+	idpA, idpB := devidptest.Start(t), devidptest.Start(t)
+	jwks := &switchableJWKS{kid: "the-kid"}
+	jwks.current.Store(idpA)
+	srv := httptest.NewServer(jwks)
+	t.Cleanup(srv.Close)
+	v, _ := running(t, idpA, func(c *auth.Config) { c.JWKSURL, c.HTTPClient = srv.URL, srv.Client() })
+	cv := &counting{v: v}
+	c, err := auth.NewTokenCache(cv, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := map[string]any{"kid": "the-kid"}
+	old := idpA.SignRaw(t, idpA.Claims(t, devidptest.Reader), header)
+	for range 2 {
+		if _, err := authenticate(c, bearer(old)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := c.Cached(bearer(old)); !ok || cv.calls.Load() != 1 {
+		t.Fatalf("the token is not cached (verifier ran %d times)", cv.calls.Load())
+	}
+	jwks.current.Store(idpB)
+	replaced := idpB.SignRaw(t, idpA.Claims(t, devidptest.Reader), header)
+	eventually(t, "the verifier holds the replacing key", func() bool {
+		_, err := v.Verify(context.Background(), replaced)
+		return err == nil
+	})
+	if _, ok := c.Cached(bearer(old)); ok {
+		t.Fatal("the cache still serves a token of the key the provider replaced under the same kid")
+	}
+	if _, err := authenticate(c, bearer(old)); !problem.Is(err, problem.EUNAUTHORIZED) {
+		t.Fatalf("Authenticate(token of the replaced key) = %v, want 401", err)
 	}
 }
 

@@ -61,11 +61,18 @@ func (v *Verifier) Ping(ctx context.Context) error {
 	return v.keys.status(ctx)
 }
 
-// HoldsKey reports whether the key id (Claims.KeyID) is among the signing
-// keys held; a token signed by a key the provider stopped announcing is no
-// longer valid, even where its claims were cached.
+// HoldsKey reports whether a key of id (a kid, Claims.KeyID) is among the
+// signing keys held.
 func (v *Verifier) HoldsKey(id string) bool {
 	return v.keys.held.Load().has(id)
+}
+
+// HoldsKeyOf reports whether the very key that verified c (its kid and its
+// thumbprint) is still among the signing keys held: a token of a key the
+// provider stopped announcing, or replaced under the same kid, is no longer
+// valid, even where its claims were cached.
+func (v *Verifier) HoldsKeyOf(c *Claims) bool {
+	return v.keys.held.Load().holds(c.KeyID, c.keyThumb)
 }
 
 // HoldsKeyFor reports whether r carries one well-formed bearer token (shape,
@@ -115,7 +122,7 @@ func (v *Verifier) Verify(ctx context.Context, rawToken string) (*Claims, error)
 	if reason != "" {
 		return nil, v.reject(ctx, reason, err)
 	}
-	claims.KeyID = n.keyID
+	claims.KeyID, claims.keyThumb = n.key.id, n.key.thumb
 	return claims, nil
 }
 
