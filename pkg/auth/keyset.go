@@ -105,6 +105,9 @@ type keySet struct {
 	fetchOK   uint64
 	fetchBad  uint64
 	inflight  *fetchCall
+	// fetchedOne wakes run after every fetch, its own or one for an
+	// unknown kid, whose max-age or failure changes the schedule.
+	fetchedOne chan struct{}
 }
 
 // fetchCall is one JWKS fetch that several goroutines may wait for.
@@ -115,7 +118,8 @@ type fetchCall struct {
 }
 
 func newKeySet(c Config) *keySet {
-	return &keySet{url: c.JWKSURL, client: c.HTTPClient, cooldown: c.RefetchCooldown, interval: c.RefreshInterval, now: c.Now, logger: c.Logger}
+	return &keySet{url: c.JWKSURL, client: c.HTTPClient, cooldown: c.RefetchCooldown, interval: c.RefreshInterval, now: c.Now, logger: c.Logger,
+		fetchedOne: make(chan struct{}, 1)}
 }
 
 // VerifySignature implements oidc.KeySet: it parses the compact JWS, checks
@@ -235,6 +239,10 @@ func (s *keySet) fetch(ctx context.Context, c *fetchCall) {
 	s.logOutcome(ctx, old, c.ring, err)
 	s.mu.Unlock()
 	close(c.done)
+	select {
+	case s.fetchedOne <- struct{}{}:
+	default: // run has a wake-up pending already
+	}
 }
 
 // logOutcome writes one line when what the verifier knows of the provider
@@ -290,6 +298,7 @@ func diff(a, b *keyring) []string {
 // run refreshes the key set on schedule until ctx is done: at once, then
 // every interval (or the provider's shorter max-age, never more often than
 // the cooldown); after a failure, sooner, backing off from the cooldown.
+// The schedule counts from the last fetch, whoever asked for it.
 func (s *keySet) run(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -298,8 +307,9 @@ func (s *keySet) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			_, _ = s.refresh(ctx)
+		case <-s.fetchedOne:
 		}
-		_, _ = s.refresh(ctx)
 		t.Reset(s.untilNext())
 	}
 }

@@ -119,6 +119,7 @@ func TestAKeyTheProviderStopsAnnouncingIsDroppedWithinOneRefresh(t *testing.T) {
 type cachedJWKS struct {
 	idp          *devidptest.IdP
 	cacheControl string
+	later        atomic.Pointer[string] // replaces cacheControl once set
 	hits         atomic.Int64
 }
 
@@ -130,7 +131,11 @@ func (c *cachedJWKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	w.Header().Set("Cache-Control", c.cacheControl)
+	cc := c.cacheControl
+	if later := c.later.Load(); later != nil {
+		cc = *later
+	}
+	w.Header().Set("Cache-Control", cc)
 	_, _ = io.Copy(w, resp.Body)
 }
 
@@ -172,6 +177,32 @@ func TestTheRefreshHonoursAShorterMaxAgeButNotBelowTheCooldown(t *testing.T) {
 			tt.check(t, jwks.hits.Load)
 		})
 	}
+}
+
+// A max-age that first comes with a refetch for an unknown kid, not with a
+// scheduled one, rules the schedule from then on (a reviewer's gateway
+// fetched nothing for a minute after max-age=1 came that way, with a
+// 5-minute interval, and kept a removed key that long).
+func TestAMaxAgeLearnedOnARefetchForAnUnknownKidRulesTheSchedule(t *testing.T) {
+	idp := devidptest.Start(t)
+	jwks := &cachedJWKS{idp: idp}
+	srv := httptest.NewServer(jwks)
+	t.Cleanup(srv.Close)
+	v, _ := running(t, idp, func(c *auth.Config) {
+		c.JWKSURL, c.RefreshInterval, c.RefetchCooldown, c.HTTPClient = srv.URL, time.Hour, 100*time.Millisecond, srv.Client()
+	})
+	eventually(t, "the first fetch", func() bool { return jwks.hits.Load() >= 1 })
+	maxAge := "max-age=1"
+	jwks.later.Store(&maxAge)
+	time.Sleep(200 * time.Millisecond) // past the cooldown
+	unknown := idp.SignRaw(t, idp.Claims(t, devidptest.Reader), map[string]any{"kid": "unknown-kid"})
+	if _, err := v.Verify(context.Background(), unknown); !problem.Is(err, problem.EUNAUTHORIZED) {
+		t.Fatalf("a token of an unknown kid: %v, want 401", err)
+	}
+	if n := jwks.hits.Load(); n != 2 {
+		t.Fatalf("%d fetches, want the first and the one for the unknown kid", n)
+	}
+	eventually(t, "fetches about every second after max-age=1", func() bool { return jwks.hits.Load() >= 4 })
 }
 
 func TestAnIdentityProviderOutageLeavesTheHeldKeysWorking(t *testing.T) {
