@@ -177,8 +177,15 @@ func verifyWith(jws *jose.JSONWebSignature, ring *keyring, kid, alg string) (pay
 	return nil, nil, false
 }
 
-// keyFits reports whether k may verify a signature made with alg.
+// minRSABits is the smallest RSA key RS256 may use (RFC 7518 3.3).
+const minRSABits = 2048
+
+// keyFits reports whether k may verify a signature made with alg: an RSA
+// key of minRSABits or more for RS256, a P-256 key for ES256.
 func keyFits(k jose.JSONWebKey, alg string) bool {
+	if key, ok := k.Key.(*rsa.PublicKey); ok && key.N.BitLen() < minRSABits {
+		return false
+	}
 	if k.Algorithm != "" {
 		return k.Algorithm == alg
 	}

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -224,5 +225,64 @@ func TestNewVerifier(t *testing.T) {
 				t.Errorf("NewVerifier() error = %v, want ok=%v", err, tt.ok)
 			}
 		})
+	}
+}
+
+// withKeys serves idp's JWKS with extra keys added.
+type withKeys struct {
+	idp   *devidptest.IdP
+	extra []jose.JSONWebKey
+}
+
+func (x withKeys) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	resp, err := x.idp.HTTPClient().Get(x.idp.JWKSURL())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	var set jose.JSONWebKeySet
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	set.Keys = append(set.Keys, x.extra...)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(set)
+}
+
+// RS256 needs a key of 2048 bits or more (RFC 7518 3.3); a reviewer's
+// 1024-bit key, which can be factored, verified tokens.
+func TestAnRSAKeyShorterThan2048BitsIsNotUsed(t *testing.T) {
+	weakKey, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idp := devidptest.Start(t)
+	srv := httptest.NewServer(withKeys{idp, []jose.JSONWebKey{{Key: &weakKey.PublicKey, KeyID: "weak", Algorithm: "RS256", Use: "sig"}}})
+	t.Cleanup(srv.Close)
+	v := newVerifier(t, idp, newClock(time.Now()), func(c *auth.Config) { c.JWKSURL, c.HTTPClient = srv.URL, srv.Client() })
+	ctx := context.Background()
+	if _, err := v.Verify(ctx, idp.Token(t, devidptest.Reader)); err != nil {
+		t.Fatalf("a token of the realm's 2048-bit key: %v", err)
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: weakKey, KeyID: "weak"}}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign(mustJSON(t, idp.Claims(t, devidptest.Reader)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	weak, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Verify(ctx, weak)
+	if pe := mustProblem(t, err, problem.EUNAUTHORIZED); pe.Detail != "the token is signed with an unknown key" {
+		t.Fatalf("a token of the 1024-bit key: %v", err)
+	}
+	if v.HoldsKey("weak") {
+		t.Error("the 1024-bit key is held")
 	}
 }
