@@ -64,10 +64,11 @@ func (p *payload) field(name string) any {
 	return nil
 }
 
-// decodeExact decodes the JSON object data into the fields of v whose names
-// match its members exactly (field), and reports false for anything but one
-// object, a member named twice (after unescaping, which decoders resolve
-// differently: the first or the last wins) or a value of the wrong type.
+// decodeExact decodes each member of the JSON object data into where field
+// says a member of exactly that name goes (members it returns nil for are
+// skipped), and reports false for anything but one object, a member named
+// twice (after unescaping, which decoders resolve differently: the first or
+// the last wins) or a value of the wrong type.
 func decodeExact(data []byte, field func(name string) any) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
