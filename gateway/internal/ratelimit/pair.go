@@ -36,6 +36,20 @@ ttl = redis.call("pttl", key)
 return {ret, ttl}
 `)
 
+// takeBackScript takes back one count of KEYS[1] while its window is the
+// one the count was made in: the key still exists and has no more than
+// ARGV[1] milliseconds left (what it had then, less the time since). It
+// never creates the key: a DECR of a key that expired meanwhile made a
+// counter of -1 with no expiry, and one that landed in the next window
+// lowered that window's count, so a department admitted more than its limit.
+var takeBackScript = redis.NewScript(`
+local ttl = redis.call("pttl", KEYS[1])
+if ttl > 0 and ttl <= tonumber(ARGV[1]) then
+	return redis.call("decr", KEYS[1])
+end
+return false
+`)
+
 // GetPair counts a request against first and, unless first refuses it,
 // against second: an authenticated request against its client, then its
 // department. counted reports whether second counted the request. On
@@ -43,9 +57,9 @@ return {ret, ttl}
 // larger ones spend leases held in memory (see lease.go); whatever must be
 // asked of Redis goes in one pipelined round trip, each counter with its own
 // single-key script so the keys may live in different Redis Cluster slots.
-// When first refuses, second's count is taken back (a DECR, one more round
-// trip, only for refused requests; a lease just fetched is kept for later),
-// so a client over its limit never spends its department's.
+// When first refuses, second's count is taken back (takeBackScript, one
+// more round trip, only for refused requests; a lease just fetched is kept
+// for later), so a client over its limit never spends its department's.
 func (s *Store) GetPair(ctx context.Context, first, second Counter) (a, b limiter.Context, counted bool, err error) {
 	p, err := fallback(s, ctx,
 		func() (counts, error) { return s.redisCount(ctx, []Counter{first, second}) },
@@ -124,7 +138,7 @@ func (s *Store) redisCount(ctx context.Context, cs []Counter) (counts, error) {
 	}
 	now = time.Now()
 	var out counts
-	var takeBack []string
+	var back *takeBack
 	admitted := true
 	for i := range n {
 		c, p := cs[i], &ps[i]
@@ -132,7 +146,12 @@ func (s *Store) redisCount(ctx context.Context, cs []Counter) (counts, error) {
 			p.skipped = true
 			switch {
 			case p.lease == nil:
-				takeBack = append(takeBack, s.redisKey(c.Key))
+				b, err := takeBackOf(s.redisKey(c.Key), p.cmd, now)
+				if err != nil {
+					release(ps, false)
+					return counts{}, err
+				}
+				back = &b
 			case p.ask > 0:
 				if err := p.keep(c.Rate, now); err != nil {
 					release(ps, false)
@@ -149,16 +168,47 @@ func (s *Store) redisCount(ctx context.Context, cs []Counter) (counts, error) {
 		out.ctx[i], out.n, admitted = v, i+1, ok
 	}
 	release(ps, true)
-	if len(takeBack) > 0 {
-		s.events.roundTrips.Inc()
-		if err := s.client.Decr(ctx, takeBack[0]).Err(); err != nil {
-			return counts{}, fmt.Errorf("take back the count of %s in redis: %w", takeBack[0], err)
+	if back != nil {
+		if err := s.takeBack(ctx, *back); err != nil {
+			return counts{}, err
 		}
 	}
 	if out.n > 0 && !out.ctx[out.n-1].Reached {
 		s.events.admitted.Inc()
 	}
 	return out, nil
+}
+
+// takeBack is a count to take back from a Redis counter: its key, the
+// milliseconds its window had left when the count was made, and when its
+// answer came.
+type takeBack struct {
+	key      string
+	ttl      int64
+	answered time.Time
+}
+
+// takeBackOf is the take-back of the count cmd made of key.
+func takeBackOf(key string, cmd *redis.Cmd, answered time.Time) (takeBack, error) {
+	v, err := cmd.Int64Slice()
+	if err != nil || len(v) != 2 {
+		return takeBack{}, fmt.Errorf("read rate-limit count: %v, %w", v, err)
+	}
+	return takeBack{key: key, ttl: v[1], answered: answered}, nil
+}
+
+// takeBack takes b back, unless its window is over by this instance's clock
+// (no round trip then) or Redis finds the key gone or in another window.
+func (s *Store) takeBack(ctx context.Context, b takeBack) error {
+	left := b.ttl - time.Since(b.answered).Milliseconds()
+	if left <= 0 {
+		return nil
+	}
+	s.events.roundTrips.Inc()
+	if err := takeBackScript.Run(ctx, s.client, []string{b.key}, left).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("take back the count of %s in redis: %w", b.key, err)
+	}
+	return nil
 }
 
 // plan decides how c is counted: one request per call below the lease

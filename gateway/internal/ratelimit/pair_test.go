@@ -2,7 +2,12 @@ package ratelimit_test
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
 	"github.com/municipal-apis/platform/pkg/redistest"
@@ -49,4 +54,63 @@ func TestGetPair(t *testing.T) {
 			t.Errorf("department counter = %d, want 3", got)
 		}
 	})
+}
+
+// slowSingles delays every command sent on its own (not in a pipeline) while
+// armed: the department's take-back, which follows the counting round trip.
+type slowSingles struct {
+	armed atomic.Bool
+	delay time.Duration
+}
+
+func (h *slowSingles) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *slowSingles) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *slowSingles) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.armed.Load() {
+			time.Sleep(h.delay)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A take-back that reaches Redis after the department's window ended must
+// not count against the next one. A reviewer's client flooding refused
+// requests across a window's end left the department's counter at -9 (and,
+// once, at -1 with no expiry at all, created by a DECR of an expired key),
+// and the next window admitted 7 requests over a limit of 5.
+func TestATakeBackAfterTheWindowEndedDoesNotCountInTheNext(t *testing.T) {
+	t.Parallel()
+	store, client, prefix, m, _ := newStore(t, redistest.URL(t))
+	waitFor(t, "the store uses redis", store.OnRedis)
+	lim := ratelimit.New(store, ratelimit.Config{PerClient: rate(t, "1-M"), PerDepartment: rate(t, "5-S"), Unauthenticated: rate(t, "1-M")}, m)
+	hook := &slowSingles{delay: 1500 * time.Millisecond}
+	client.AddHook(hook)
+	ctx := context.Background()
+	deptKey := prefix + ":{department:pool}"
+
+	if d := lim.CountCaller(ctx, "pool0", "pool"); d.Reached() {
+		t.Fatalf("the first request was refused: %+v", d)
+	}
+	hook.armed.Store(true)
+	if d := lim.CountCaller(ctx, "pool0", "pool"); !d.Reached() {
+		t.Fatalf("the client's second request in its 1-M window was admitted: %+v", d)
+	}
+	hook.armed.Store(false)
+	if n, err := client.Get(ctx, deptKey).Int64(); err == nil {
+		if ttl := client.PTTL(ctx, deptKey).Val(); n < 0 || ttl <= 0 {
+			t.Fatalf("the department's counter is %d, expiring in %s, after a late take-back", n, ttl)
+		}
+	}
+	admitted := 0
+	for i := 1; i <= 7; i++ {
+		if d := lim.CountCaller(ctx, fmt.Sprintf("pool%d", i), "pool"); !d.Reached() {
+			admitted++
+		}
+	}
+	if admitted != 5 {
+		t.Fatalf("%d of 7 requests of fresh clients admitted in the department's next window, want its limit 5", admitted)
+	}
 }
