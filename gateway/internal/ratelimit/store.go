@@ -108,9 +108,9 @@ func (s *Store) Watch(ctx context.Context, interval, timeout time.Duration) {
 	}
 }
 
-// Probe pings Redis once, waiting at most timeout, and switches the store
-// accordingly; a program calls it once before serving so that it starts on
-// Redis when Redis is up.
+// Probe checks Redis once (Ping), waiting at most timeout, and switches the
+// store accordingly; a program calls it once before serving so that it
+// starts on Redis when Redis is up.
 func (s *Store) Probe(ctx context.Context, timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -123,10 +123,13 @@ func (s *Store) Probe(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-// Ping reports whether Redis answers, for /readyz.
+// Ping reports whether Redis answers and takes writes, for /readyz and
+// Probe: a Redis out of memory, or a replica after a failover, answers PING
+// but refuses the counters' writes, and a store switched back to it on PING
+// left it at the next request, over and over.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.client.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("ping redis: %w", err)
+	if err := s.client.Set(ctx, s.prefix+":probe", "1", time.Minute).Err(); err != nil {
+		return fmt.Errorf("write to redis: %w", err)
 	}
 	return nil
 }

@@ -155,3 +155,43 @@ func TestStoreStartsWithoutRedis(t *testing.T) {
 		t.Fatalf("fallback gauge = %v without redis, want 1", got)
 	}
 }
+
+// A Redis that answers PING but refuses writes (out of memory, or a replica
+// after a failover) is not one to count in. A reviewer's out-of-memory Redis
+// made each gateway switch between Redis and memory 8 times in 2.4 s, while
+// /readyz said ok and the fallback gauge, read between the switches, 0: the
+// alert on it could not fire.
+func TestStoreStaysOnMemoryWhileRedisRefusesWrites(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	store, client, _, m, reg := newStore(t, srv.URL())
+	waitFor(t, "the store uses redis", store.OnRedis)
+	lim := ratelimit.New(store, ratelimit.Config{PerClient: rate(t, "100-M"), PerDepartment: rate(t, "100-M"), Unauthenticated: rate(t, "1-M")}, m)
+	ctx := context.Background()
+	if err := client.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	lim.CountCaller(ctx, "jobs-admin", "trabalho")
+	waitFor(t, "the store leaves redis", func() bool { return !store.OnRedis() })
+	toRedis := func() float64 {
+		return metricValue(t, reg, "gateway_ratelimit_store_switches_total", map[string]string{"to": "redis"})
+	}
+	before := toRedis()
+	for end := time.Now().Add(time.Second); time.Now().Before(end); { // 20 probes
+		lim.CountCaller(ctx, "jobs-admin", "trabalho")
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := toRedis() - before; n != 0 || store.OnRedis() {
+		t.Fatalf("the store went back to a redis that refuses writes %v times in a second (on redis now: %v)", n, store.OnRedis())
+	}
+	if got := metricValue(t, reg, "gateway_ratelimit_fallback", nil); got != 1 {
+		t.Fatalf("fallback gauge = %v while redis refuses writes, want 1", got)
+	}
+	if err := client.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the store returns to redis once it takes writes", store.OnRedis)
+}
