@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/sethvargo/go-envconfig"
@@ -96,6 +97,10 @@ func (c Config) Validate() error {
 		return errors.New("UPSTREAM_DIAL_TIMEOUT, UPSTREAM_RESPONSE_TIMEOUT and UPSTREAM_MAX_IDLE_CONNS_PER_HOST must be positive")
 	case rl.Enabled && (rl.RedisTimeout <= 0 || rl.ProbeInterval <= 0 || rl.KeyPrefix == ""):
 		return errors.New("REDIS_TIMEOUT and REDIS_PROBE_INTERVAL must be positive and RATE_LIMIT_KEY_PREFIX set")
+	case strings.ContainsAny(rl.KeyPrefix, "{}"):
+		// Redis Cluster hashes the first {…} of a key: braces in the prefix
+		// would put every counter in one slot.
+		return errors.New("RATE_LIMIT_KEY_PREFIX must not contain { or }: each counter's key has its own hash tag")
 	}
 	_, err := rl.Rates()
 	return err

@@ -54,6 +54,9 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"a zero upstream timeout", map[string]string{"UPSTREAM_RESPONSE_TIMEOUT": "0s"}},
 		{"a zero body limit", map[string]string{"HTTP_MAX_BODY_BYTES": "0"}},
 		{"a zero redis probe interval", map[string]string{"REDIS_PROBE_INTERVAL": "0s"}},
+		// A reviewer's: braces in the prefix give every key its hash tag.
+		{"a key prefix holding a hash tag", map[string]string{"RATE_LIMIT_KEY_PREFIX": "a{b}"}},
+		{"a key prefix holding a brace", map[string]string{"RATE_LIMIT_KEY_PREFIX": "rl}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused at start", func(t *testing.T) {
