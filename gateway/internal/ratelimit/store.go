@@ -128,7 +128,7 @@ func (s *Store) Probe(ctx context.Context, timeout time.Duration) {
 // but refuses the counters' writes, and a store switched back to it on PING
 // left it at the next request, over and over.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.client.Set(ctx, s.prefix+":probe", "1", time.Minute).Err(); err != nil {
+	if err := s.client.Set(ctx, s.prefix+":{probe}", "1", time.Minute).Err(); err != nil {
 		return fmt.Errorf("write to redis: %w", err)
 	}
 	return nil
