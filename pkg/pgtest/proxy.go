@@ -39,14 +39,14 @@ type Proxy struct {
 	ln     net.Listener
 	url    string
 
-	mu     sync.Mutex
-	prefix string // lower case; "" when not armed
-	at     Point
-	cuts   int
-	frozen bool // a statement was held: new connections hang too
-	refuse bool // new connections are closed at once (Refuse)
-	opened int  // connections accepted
-	conns  map[net.Conn]bool
+	mu      sync.Mutex
+	prefix  string // lower case; "" when not armed
+	at      Point
+	cuts    int
+	frozen  bool // a statement was held: new connections hang too
+	refuse  bool // new connections are closed at once (Refuse)
+	waiting int  // connections opened after a statement was held
+	conns   map[net.Conn]bool
 }
 
 // NewProxy starts a proxy in front of the server of dsn (a URL, such as
@@ -100,12 +100,14 @@ func (p *Proxy) refusing() bool {
 	return p.refuse
 }
 
-// Opened reports how many connections clients have opened through the
-// proxy (refused ones not counted).
-func (p *Proxy) Opened() int {
+// Waiting reports how many connections clients opened after a statement
+// was held (Hold) to start a session: each waits for a server that never
+// answers its startup. The cancel requests pgx sends on a connection of
+// their own as it closes a broken one are not counted.
+func (p *Proxy) Waiting() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.opened
+	return p.waiting
 }
 
 // Cuts reports how many connections the proxy has cut.
@@ -134,6 +136,25 @@ func (p *Proxy) isFrozen() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.frozen
+}
+
+// cancelRequestCode is the code of a CancelRequest, in the place of a
+// startup message's protocol version.
+const cancelRequestCode = 80877102
+
+// wait counts client among the waiting connections unless it sends a
+// CancelRequest, then reads what it sends until it gives up.
+func (p *Proxy) wait(client net.Conn) {
+	var head [8]byte
+	if _, err := io.ReadFull(client, head[:]); err != nil {
+		return
+	}
+	if binary.BigEndian.Uint32(head[4:]) != cancelRequestCode {
+		p.mu.Lock()
+		p.waiting++
+		p.mu.Unlock()
+	}
+	_, _ = io.Copy(io.Discard, client)
 }
 
 func (p *Proxy) accept() {
@@ -172,7 +193,6 @@ func (p *Proxy) track(conns ...net.Conn) bool {
 	for _, c := range conns {
 		p.conns[c] = true
 	}
-	p.opened++
 	return true
 }
 
@@ -199,7 +219,7 @@ func (p *Proxy) pipe(client, server net.Conn) {
 		_ = relayServer(server, client, withhold)
 	}()
 	if p.isFrozen() { // what the client sends goes nowhere, until it gives up
-		_, _ = io.Copy(io.Discard, client)
+		p.wait(client)
 		return
 	}
 	if err := relayStartup(client, server); err != nil {
