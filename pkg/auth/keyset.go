@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,45 +27,35 @@ var (
 // keyring is one fetched key set; it is never changed once published.
 type keyring struct {
 	keys []heldKey
-	ids  map[string]struct{}
 }
 
-func newKeyring(keys []heldKey) *keyring {
-	r := &keyring{keys: keys, ids: make(map[string]struct{}, len(keys))}
-	for _, k := range keys {
-		r.ids[k.id] = struct{}{}
-	}
-	return r
-}
-
-// has reports whether r holds the key id; a nil keyring holds nothing.
-func (r *keyring) has(id string) bool {
-	if r == nil {
-		return false
-	}
-	_, ok := r.ids[id]
-	return ok
-}
-
-// holds reports whether r holds the key kid with the thumbprint thumb.
-func (r *keyring) holds(kid, thumb string) bool {
+// any reports whether r holds a key match accepts; a nil keyring holds
+// nothing.
+func (r *keyring) any(match func(k *heldKey) bool) bool {
 	if r == nil {
 		return false
 	}
 	for i := range r.keys {
-		if k := &r.keys[i]; k.id == kid && k.thumb == thumb {
+		if match(&r.keys[i]) {
 			return true
 		}
 	}
 	return false
 }
 
+// has reports whether r holds a key of the kid id.
+func (r *keyring) has(id string) bool {
+	return r.any(func(k *heldKey) bool { return k.id == id })
+}
+
+// holds reports whether r holds the key kid with the thumbprint thumb.
+func (r *keyring) holds(kid, thumb string) bool {
+	return r.any(func(k *heldKey) bool { return k.id == kid && k.thumb == thumb })
+}
+
 // fits reports whether r holds the key kid and it may verify alg.
 func (r *keyring) fits(kid, alg string) bool {
-	if r == nil {
-		return false
-	}
-	return slices.ContainsFunc(r.keys, func(k heldKey) bool { return k.id == kid && keyFits(k.jwk, alg) })
+	return r.any(func(k *heldKey) bool { return k.id == kid && keyFits(k.jwk, alg) })
 }
 
 // keyState is what the verifier knows of the identity provider's keys.
@@ -235,7 +224,7 @@ func (s *keySet) fetch(ctx context.Context, c *fetchCall) {
 	old := s.held.Load()
 	s.fetched, s.lastErr, s.inflight = s.now(), err, nil
 	if err == nil {
-		s.held.Store(newKeyring(doc.keys))
+		s.held.Store(&keyring{keys: doc.keys})
 		s.lastOK, s.maxAge, s.hasMaxAge, s.failures = s.fetched, doc.maxAge, doc.hasMaxAge, 0
 		s.fetchOK++
 	} else {
