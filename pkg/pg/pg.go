@@ -125,8 +125,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 }
 
 // waitForServer runs ping until it succeeds, for up to wait while the
-// failure is one that passes (ConnectionLost, Unavailable: refused, reset,
-// starting up, too many connections), logging each failed try. A server
+// failure is one that passes (Unavailable: refused, reset, starting up, too
+// many connections, no answer in time), logging each failed try. A server
 // that answers with anything else (a wrong password, no such database) is
 // a configuration to fix, returned at once, and so is the end of ctx (the
 // program was told to stop).
@@ -136,7 +136,7 @@ func waitForServer(ctx context.Context, ping func(context.Context) error, wait t
 	for try := 1; ; try++ {
 		err := ping(ctx)
 		left := time.Until(deadline)
-		if err == nil || ctx.Err() != nil || left <= 0 || !(ConnectionLost(err) || Unavailable(err)) {
+		if err == nil || ctx.Err() != nil || left <= 0 || !Unavailable(err) {
 			return err
 		}
 		if log != nil {
