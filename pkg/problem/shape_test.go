@@ -136,6 +136,7 @@ func TestDecodeJSONRefusesBrokenText(t *testing.T) {
 		{"a lone low surrogate in an array", `{"orgao_gestor":["ok","\udc00"]}`, "orgao_gestor[1]"},
 		{"surrogates in the wrong order", `{"nome_servico":"\ude00\ud83d"}`, "nome_servico"},
 		{"a lone surrogate in a member name", `{"extra_fields":{"k\ud800":1}}`, "extra_fields.k\ufffd"},
+		{"a lone surrogate inside a member named \"\"", `{"":{"":"\ud800"}}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is a 422 naming the member", func(t *testing.T) {

@@ -24,7 +24,10 @@ func (v *Violations) Add(field, code, message string) {
 	}
 	// A violation of "agents.tool_hint" or "orgao_gestor[1]" also flags its
 	// parent, so a rule on the parent does not report the same mistake again.
-	for f := field; f != ""; f = parent(f) {
+	// The field itself is flagged even when it is "", the path of a
+	// top-level member named "".
+	v.seen[field] = true
+	for f := parent(field); f != ""; f = parent(f) {
 		v.seen[f] = true
 	}
 	v.count++
