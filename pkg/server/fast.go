@@ -297,13 +297,24 @@ func fastProtocolVersion(c *fasthttp.RequestCtx) string {
 // fast program serves rarely (the gateway's /docs). h's request carries the
 // request's context (RequestContext), so SetRoute, problem.Write and the
 // logger work as under Handler. The response is buffered unless h flushes.
+//
+// h gets no request body: the adaptor would read a declared one whole into
+// memory first (up to the server's bound of 2 GiB, for a request that
+// needs no token), so it is left unread, to the server, which drains a
+// short rest and closes the connection on a longer one.
 func FromHTTP(h http.Handler) fasthttp.RequestHandler {
-	return fasthttpadaptor.NewFastHTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	adapted := fasthttpadaptor.NewFastHTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if c, ok := r.Context().(*fasthttp.RequestCtx); ok {
 			r = r.WithContext(RequestContext(c))
 		}
 		h.ServeHTTP(w, r)
 	}))
+	return func(c *fasthttp.RequestCtx) {
+		if declaresBody(c) {
+			c.Request.ResetBody()
+		}
+		adapted(c)
+	}
 }
 
 // FastHeaderCarrier carries a trace context in a fasthttp request's
@@ -350,7 +361,7 @@ func NewFast(cfg Config, h *FastHandler, logger *slog.Logger) *FastServer {
 	return &FastServer{writeTimeout: cfg.WriteTimeout, srv: &fasthttp.Server{
 		Handler:       h.Serve,
 		ExpectHandler: h.Continue,
-		ErrorHandler:  fastError,
+		ErrorHandler:  h.refuse,
 		// fasthttp's ReadTimeout bounds the head; once it is in, the
 		// body has cfg.ReadTimeout.
 		ReadTimeout: readHeaderTimeout,
@@ -424,10 +435,22 @@ func (s *FastServer) Shutdown(ctx context.Context) error {
 	return s.srv.ShutdownWithContext(ctx)
 }
 
+// refuse answers a request fasthttp could not read (fastError), and logs
+// and counts it as Serve does a request it serves: an access-log line and
+// the metrics under the route "unmatched", with neither method nor path,
+// which the request may not have had in a form worth keeping. What the
+// client sent, fasthttp's error text among it, is never logged.
+func (h *FastHandler) refuse(c *fasthttp.RequestCtx, err error) {
+	status := fastError(c, err)
+	d := time.Since(c.Time())
+	h.o.Metrics.observe(unmatchedRoute, "", status, d)
+	logRequest(context.Background(), h.o.Logger, "", "", unmatchedRoute, status, fastBodySize(c), d, "", c.RemoteAddr())
+}
+
 // fastError answers a request fasthttp could not read, in plain text as
 // net/http does: 431 for a head over the read buffer, 408 for a client too
 // slow to send it, 413 for a body over the server's bound, 400 otherwise.
-func fastError(c *fasthttp.RequestCtx, err error) {
+func fastError(c *fasthttp.RequestCtx, err error) int {
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	status := fasthttp.StatusBadRequest
@@ -447,11 +470,36 @@ func fastError(c *fasthttp.RequestCtx, err error) {
 	c.Response.Header.SetContentType("text/plain; charset=utf-8")
 	c.Response.SetConnectionClose()
 	c.SetBodyString(http.StatusText(status))
+	return status
 }
 
-// fastLogger sends fasthttp's own complaints to the program's log.
+// fastLogger sends fasthttp's own complaints to the program's log, without
+// what a client sent: fasthttp's errors for a head it could not read quote
+// the head, an Authorization header and cookies among it, and a request's
+// own logger prefixes its URI. Only the message's format (fasthttp's text),
+// numbers, addresses and network errors are written; any other argument is
+// left out. A complaint that had to leave out an error is a client's
+// request fasthttp refused, already answered, logged and counted (refuse):
+// a debug line, so that no client can fill the log with warnings.
 type fastLogger struct{ logger *slog.Logger }
 
 func (l fastLogger) Printf(format string, args ...any) {
-	l.logger.Warn("http server", "detail", fmt.Sprintf(format, args...))
+	level := slog.LevelWarn
+	kept := make([]any, len(args))
+	for i, a := range args {
+		var op *net.OpError
+		switch v := a.(type) {
+		case int, int64, uint64, float64, time.Duration, net.Addr, *net.OpError:
+			kept[i] = v
+		case error:
+			if errors.As(v, &op) {
+				kept[i] = op
+				continue
+			}
+			kept[i], level = "(left out: it may hold what the client sent)", slog.LevelDebug
+		default:
+			kept[i] = "(left out)"
+		}
+	}
+	l.logger.Log(context.Background(), level, "http server", "detail", fmt.Sprintf(format, kept...))
 }

@@ -341,3 +341,87 @@ func TestFastServerRefusalBeforeALargeBodyReachesTheClient(t *testing.T) {
 		}
 	}
 }
+
+// rawRequest writes head, as written, on a new connection and returns the
+// whole answer.
+func rawRequest(t *testing.T, base, head string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(conn, head)
+	b, _ := io.ReadAll(conn)
+	return string(b)
+}
+
+// A head the server cannot read is a 400 with an access-log line and a
+// count under "unmatched", and nothing the client sent reaches the log:
+// fasthttp's errors quote the head, its Authorization header and cookies
+// among it, and they were logged as warnings, which any client could make.
+func TestFastServerRefusesAnUnreadableHeadWithoutLoggingIt(t *testing.T) {
+	t.Parallel()
+	base, metrics, logs := startFast(t, func(c *fasthttp.RequestCtx) { c.SetStatusCode(http.StatusNoContent) }, nil)
+	secrets := "Authorization: Bearer eyJ.SECRET-TOKEN.sig\r\nCookie: sid=SECRET-COOKIE\r\n"
+	heads := map[string]string{
+		"a control byte in the target":     "GET /x?access_token=SECRET-QUERY\x01 HTTP/1.1\r\nHost: x\r\n" + secrets + "\r\n",
+		"a control byte in a value":        "GET /x HTTP/1.1\r\nHost: x\r\n" + secrets + "Referer: a\x01b\r\n\r\n",
+		"a line without a colon":           "GET /x HTTP/1.1\r\nHost: x\r\n" + secrets + "NoColonHere\r\n\r\n",
+		"two lengths":                      "POST /x HTTP/1.1\r\nHost: x\r\n" + secrets + "Content-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+		"a request line without a version": "GET /x?access_token=SECRET-QUERY\r\nHost: x\r\n" + secrets + "\r\n",
+	}
+	for name, head := range heads {
+		if got := rawRequest(t, base, head); !strings.HasPrefix(got, "HTTP/1.1 400 ") {
+			t.Errorf("%s: answered %q, want a 400", name, got)
+		}
+	}
+	// The access line is written as the answer goes out: wait for the last.
+	waitUntil(t, func() bool { return strings.Count(logs.String(), `"msg":"request"`) == len(heads) })
+	log := logs.String()
+	if strings.Contains(log, "SECRET") {
+		t.Errorf("the log holds what a client sent:\n%s", log)
+	}
+	if strings.Contains(log, `"level":"WARN"`) || strings.Contains(log, `"level":"ERROR"`) {
+		t.Errorf("a client's unreadable head is logged as a warning or an error:\n%s", log)
+	}
+	if n := strings.Count(log, `"route":"unmatched","status":400`); n != len(heads) {
+		t.Errorf("%d access lines of a 400 under unmatched, want %d:\n%s", n, len(heads), log)
+	}
+	w := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if want := `http_requests_total{method="OTHER",route="unmatched",status="400"} 5`; !strings.Contains(w.Body.String(), want) {
+		t.Errorf("metrics lack %s:\n%s", want, w.Body.String())
+	}
+}
+
+// A handler served through FromHTTP answers a request that declares a body
+// without the body being read first: the adaptor read it whole into memory
+// (a gigabyte, for a request to a page that needs no token) before the
+// handler ran, and warned in the log for each such request.
+func TestFromHTTPDoesNotReadTheBody(t *testing.T) {
+	t.Parallel()
+	base, _, logs := startFast(t, server.FromHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	})), nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(4 * time.Second)) // the server's read timeout is 5 s
+	// A gigabyte announced, 16 KiB sent (the server reads the first 8 KiB
+	// before the handler runs): the answer must come now.
+	head := "POST /docs/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1073741824\r\n\r\n"
+	if _, err := io.WriteString(conn, head+strings.Repeat("a", 16<<10)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 12)
+	if _, err := io.ReadFull(conn, buf); err != nil || string(buf) != "HTTP/1.1 405" {
+		t.Fatalf("answered %q (%v) before the body came, want a 405", buf, err)
+	}
+	if log := logs.String(); strings.Contains(log, "WARN") {
+		t.Errorf("the log warns:\n%s", log)
+	}
+}
