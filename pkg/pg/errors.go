@@ -114,6 +114,20 @@ func constraintError(err error, pgErr *pgconn.PgError, field string) error {
 	return nil
 }
 
+// clientFault reports whether err is a constraint a client's values broke,
+// which MapError answers as a 409 or 422.
+func clientFault(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case UniqueViolation, ForeignKeyViolation, NotNullViolation, CheckViolation, StringTooLong, NumericOutOfRange:
+		return true
+	}
+	return false
+}
+
 // Unavailable reports an error after which the same request may succeed
 // later: the database was unreachable or went away, refused work for now
 // (shutting down, starting, too many connections, statement or lock

@@ -236,11 +236,27 @@ func (l faultLogger) Error(ctx context.Context, msg string, data ...any) {
 	l.log.ErrorContext(ctx, "gorm: "+fmt.Sprintf(msg, data...))
 }
 
+// ParamsFilter implements gorm.ParamsFilter, which GORM looks for on the
+// logger itself: without it here, the embedded logger's was never asked,
+// and the SQL logged for a slow or failed statement had the request's
+// values written into it (a body's text, a filter, a stored answer).
+func (l faultLogger) ParamsFilter(ctx context.Context, sql string, params ...any) (string, []any) {
+	if f, ok := l.Interface.(gorm.ParamsFilter); ok {
+		return f.ParamsFilter(ctx, sql, params...)
+	}
+	return sql, nil
+}
+
 // Trace implements logger.Interface.
 func (l faultLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled):
+		return
+	case clientFault(err):
+		// A duplicate, a missing referent or a value out of a column's
+		// range: the client's request, answered by MapError with a 409 or
+		// 422 and logged as such, not an error of the service.
 		return
 	case Unavailable(err):
 		l.log.WarnContext(ctx, "database unavailable", "err", err, "elapsed", time.Since(begin))

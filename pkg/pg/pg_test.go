@@ -228,3 +228,38 @@ func TestOpenLogsAFailedConnectAsText(t *testing.T) {
 		t.Errorf("the failed connect was logged as %s; want the reason as text", out)
 	}
 }
+
+// The SQL logged for a slow statement holds placeholders, never the
+// request's values, and a constraint a client's values broke (a duplicate,
+// answered as a 409) is not logged as an error of the service. A reviewer
+// found bodies, filters and stored answers written into logged SQL, and an
+// ERROR line for every duplicate.
+func TestTheLogNeverHoldsAStatementsValues(t *testing.T) {
+	t.Parallel()
+	var buf logtest.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	db, err := pg.Open(context.Background(), pg.Config{URL: pgtest.NewURL(t, emptyMigrations), MaxOpenConns: 2, SlowQuery: time.Nanosecond}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
+	if err := db.Exec(`CREATE TABLE things (name text PRIMARY KEY)`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`INSERT INTO things (name) VALUES (?)`, "SECRET-VALUE").Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`INSERT INTO things (name) VALUES (?)`, "SECRET-VALUE").Error; !pg.IsCode(err, pg.UniqueViolation) {
+		t.Fatalf("the duplicate: %v, want a unique violation", err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `INSERT INTO things (name) VALUES ($1`) {
+		t.Errorf("the slow insert was not logged with its placeholder:\n%s", out)
+	}
+	if strings.Contains(out, "SECRET") {
+		t.Errorf("the log holds a statement's value:\n%s", out)
+	}
+	if strings.Contains(out, `"level":"ERROR"`) {
+		t.Errorf("a duplicate was logged as an error:\n%s", out)
+	}
+}
