@@ -58,7 +58,8 @@ func (r *requestLines) log(l *requestLine) bool {
 
 // appendTo appends l's line as slog.JSONHandler writes it with
 // contextHandler in front: time, level, msg, the attributes in logRequest's
-// order, then request_id and trace_id when the context has them.
+// order, then the caller's members, request_id and trace_id when the
+// context has them.
 func (l *requestLine) appendTo(b []byte) []byte {
 	b = append(b, `{"time":"`...)
 	b = l.time.Round(0).AppendFormat(b, time.RFC3339Nano)
@@ -83,6 +84,11 @@ func (l *requestLine) appendTo(b []byte) []byte {
 		b = appendJSONString(b, l.remote)
 	}
 	b = append(b, '"')
+	if c := callerOf(l.ctx); c != nil {
+		b = appendMember(b, "client_id", c.ClientID)
+		b = appendMember(b, "department", c.Department)
+		b = appendMember(b, "limit", c.Limit)
+	}
 	if id := requestid.From(l.ctx); id != "" {
 		b = append(b, `,"request_id":"`...)
 		b = appendJSONString(b, id)
@@ -95,6 +101,18 @@ func (l *requestLine) appendTo(b []byte) []byte {
 		b = append(b, '"')
 	}
 	return append(b, '}', '\n')
+}
+
+// appendMember appends ,"name":"value" when value is not empty.
+func appendMember(b []byte, name, value string) []byte {
+	if value == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, `":"`...)
+	b = appendJSONString(b, value)
+	return append(b, '"')
 }
 
 // appendJSONString appends s escaped as slog's JSON handler escapes a

@@ -213,6 +213,22 @@ func SetFastRoute(c *fasthttp.RequestCtx, route string) {
 	}
 }
 
+// SetFastCaller records who a request served by a FastHandler came from,
+// for its log lines (Caller).
+func SetFastCaller(c *fasthttp.RequestCtx, clientID, department string) {
+	if s := scopeOf(c); s != nil {
+		s.caller.ClientID, s.caller.Department = clientID, department
+	}
+}
+
+// SetFastLimit records the kind of rate limit that refused a request served
+// by a FastHandler, for its log lines (Caller).
+func SetFastLimit(c *fasthttp.RequestCtx, kind string) {
+	if s := scopeOf(c); s != nil {
+		s.caller.Limit = kind
+	}
+}
+
 // WriteFastProblem is problem.Write for a request served by a FastHandler:
 // it replaces the response's status, content and body, keeping the headers
 // already set (request id, rate limits).

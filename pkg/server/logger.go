@@ -36,8 +36,9 @@ func NewLogger(w io.Writer, cfg LogConfig) *slog.Logger {
 	return slog.New(h)
 }
 
-// contextHandler adds request_id and trace_id (when the request is traced)
-// from the record's context.
+// contextHandler adds the caller (client_id, department and limit, when
+// set), request_id and trace_id (when the request is traced) from the
+// record's context.
 type contextHandler struct {
 	slog.Handler
 	// requests, when set, writes the access-log lines of a JSON handler
@@ -47,6 +48,17 @@ type contextHandler struct {
 }
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
+	if c := callerOf(ctx); c != nil {
+		if c.ClientID != "" {
+			r.AddAttrs(slog.String("client_id", c.ClientID))
+		}
+		if c.Department != "" {
+			r.AddAttrs(slog.String("department", c.Department))
+		}
+		if c.Limit != "" {
+			r.AddAttrs(slog.String("limit", c.Limit))
+		}
+	}
 	if id := requestid.From(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
 	}

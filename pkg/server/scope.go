@@ -18,6 +18,26 @@ type scope struct {
 	id     string
 	logger *slog.Logger // nil: problem.Logger falls back to the parent's
 	route  routeInfo
+	caller Caller
+}
+
+// Caller is who a request came from, once its token was verified, and the
+// rate limit that refused it, if one did: every log line of the request
+// carries them (client_id, department, limit), so that a 429 or an error
+// in the access log names whom it concerns.
+type Caller struct {
+	ClientID   string
+	Department string
+	Limit      string // the kind of limit that refused the request, if any
+}
+
+// callerKey keys a request's *Caller in its context.
+type callerKey struct{}
+
+// callerOf returns the caller recorded in ctx, or nil.
+func callerOf(ctx context.Context) *Caller {
+	c, _ := ctx.Value(callerKey{}).(*Caller)
+	return c
 }
 
 // requestIDHeader is requestid.Header in its canonical form.
@@ -34,6 +54,8 @@ func (s *scope) Value(key any) any {
 		return &s.route
 	case requestIDKey:
 		return &s.id
+	case callerKey{}:
+		return &s.caller
 	case loggerKey:
 		if s.logger != nil {
 			return s.logger

@@ -135,6 +135,7 @@ func (h *Handler) admit(c *fasthttp.RequestCtx, src clientip.Source) (*auth.Clai
 			return nil, err
 		}
 	}
+	server.SetFastCaller(c, claims.ClientID, claims.Department)
 	if h.limits != nil {
 		d := h.limits.CountCaller(server.RequestContext(c), claims.ClientID, claims.Department)
 		if d.Reached() {
@@ -197,6 +198,7 @@ func tooMany(c *fasthttp.RequestCtx, d ratelimit.Decision) error {
 	d.SetHeaders(&c.Response.Header, now)
 	retry := d.RetryAfter(now)
 	r, _ := d.Limiting()
+	server.SetFastLimit(c, string(r.Kind))
 	return problem.Errorf(problem.ERATELIMIT, "%s; retry after %d seconds", refusal[r.Kind], retry).
 		WithHeader("Retry-After", strconv.FormatInt(retry, 10))
 }

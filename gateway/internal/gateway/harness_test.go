@@ -27,6 +27,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/redistest"
+	"github.com/municipal-apis/platform/pkg/server"
 )
 
 // seen is what an upstream received.
@@ -164,7 +165,7 @@ func start(t testing.TB, opts ...option) *harness {
 		t.Fatal(err)
 	}
 	cfg.Tracing.Provider = set.tracer
-	cfg.Logger = slog.New(slog.NewJSONHandler(h.logs, nil))
+	cfg.Logger = server.NewLogger(h.logs, server.LogConfig{}) // as the program's, with the request's members
 	if _, ok := t.(*testing.B); ok {
 		cfg.Logger = slog.New(slog.DiscardHandler) // a growing log would make the benchmark measure the GC
 	}

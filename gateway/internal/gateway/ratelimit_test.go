@@ -106,6 +106,20 @@ func TestClientAndDepartmentLimits(t *testing.T) {
 	if n := len(h.search.requests()); n != 8 {
 		t.Fatalf("the upstream received %d requests, want the 8 that were allowed", n)
 	}
+	// The access log names whom each line concerns, and the limit of a 429
+	// (the operators' runbook looks for them there).
+	log := h.logs.String()
+	for _, want := range []string{
+		`"status":200,"bytes":`,
+		`"client_id":"catalog-admin","department":"planejamento","request_id"`,
+		`"status":429,`,
+		`"client_id":"catalog-admin","department":"planejamento","limit":"client","request_id"`,
+		`"client_id":"reader","department":"planejamento","limit":"department","request_id"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the access log lacks %s:\n%s", want, log)
+		}
+	}
 }
 
 func TestDepartmentOverride(t *testing.T) {
