@@ -33,7 +33,7 @@ func checkShape(data []byte, v *Violations) {
 			}
 			if depth > MaxDepth && !reported[member] {
 				reported[member] = true
-				v.Addf(member, "max_depth", "must not nest objects and arrays deeper than %d levels", MaxDepth-1)
+				v.Addf(member, "max_depth", "must not nest objects and arrays deeper than %d levels, the body's own object being the first", MaxDepth)
 			}
 		},
 		dup: func(path string) {

@@ -124,6 +124,8 @@ func TestCommandsRefuseBadInputBeforeSending(t *testing.T) {
 		{"a non-numeric jobs id is a usage error", env, []string{"empregos", "get", "1;DROP"}, 2, "must be a positive integer"},
 		{"a dot-dot id is a usage error", env, []string{"servicos", "get", ".."}, 2, "is not an id"},
 		{"an unknown flag is a usage error", env, []string{"servicos", "list", "--bogus"}, 2, "unknown flag: --bogus"},
+		{"an unknown command is a usage error", env, []string{"bogus"}, 2, `unknown command "bogus" for "municipal"`},
+		{"an unknown command with a suggestion is a usage error", env, []string{"servico"}, 2, "Did you mean this?"},
 		{"an unknown environment is a usage error", env, []string{"--env", "prod", "schemas"}, 2, `unknown environment "prod"`},
 		{"missing credentials are a usage error", map[string]string{}, []string{"schemas"}, 2, "MUNICIPAL_CLIENT_ID"},
 	}

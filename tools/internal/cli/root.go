@@ -46,6 +46,11 @@ type rootCommand struct{ *cobra.Command }
 
 // ExecuteContext runs args under ctx.
 func (r rootCommand) ExecuteContext(ctx context.Context, args []string) error {
+	// What cobra cannot find a command for (an unknown command) is a usage
+	// error: cobra's own error of it would be a failure, exit status 1.
+	if _, _, err := r.Find(args); err != nil {
+		return usageError{err}
+	}
 	r.SetArgs(args)
 	return r.Command.ExecuteContext(ctx)
 }
