@@ -58,7 +58,8 @@ lint: ## gofmt check, go vet, staticcheck (installed into GOPATH/bin when missin
 
 .PHONY: run
 run: deps build ## the whole stack in the foreground: devidp, search-admin, jobs, gateway
-	go run ./tools/cmd/stack -bin bin
+	@go build -o bin/stack ./tools/cmd/stack
+	bin/stack -bin bin
 
 .PHONY: images
 images: ## container images of every program (needs a Docker engine)

@@ -128,7 +128,7 @@ The stack is up (Ctrl-C stops it):
 Get a token and call the API:
   TOKEN=$(curl -s -d grant_type=client_credentials -d client_id=jobs-admin -d client_secret=jobs-admin-secret \
     %s | jq -r .access_token)
-  curl -H "Authorization: Bearer $TOKEN" %s/api/v1/escolaridades
+  curl -s -H "Authorization: Bearer $TOKEN" %s/api/v1/escolaridades
 
 `, s.GatewayURL, s.SearchAdminURL, s.JobsURL, s.AuthURL,
 		s.AdminURLs[stack.Gateway], s.AdminURLs[stack.SearchAdmin], s.AdminURLs[stack.Jobs], s.TokenURL(), s.JobsBaseURL())
