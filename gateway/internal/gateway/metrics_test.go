@@ -25,3 +25,22 @@ func metric(t *testing.T, h *harness, series string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// The counters an alert takes rate() of are exported from the start, at 0:
+// a series that appears with its first event is absent to the alert until
+// then, and rate() sees no increase in its first sample.
+func TestCountersAreExportedBeforeTheirFirstEvent(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	for _, series := range []string{
+		`gateway_ratelimit_rejections_total{kind="ip"}`,
+		`gateway_ratelimit_rejections_total{kind="client"}`,
+		`gateway_ratelimit_rejections_total{kind="department"}`,
+		`gateway_upstream_stale_connections_total{route="/search"}`,
+		`gateway_upstream_stale_connections_total{route="/go/v1"}`,
+	} {
+		if v := metric(t, h, series); v != "0" {
+			t.Errorf("%s = %q on a fresh gateway, want 0", series, v)
+		}
+	}
+}

@@ -65,6 +65,9 @@ func New(r route.Route, cfg Config, m *Metrics, logger *slog.Logger, tp trace.Tr
 	if tp != nil {
 		u.tracing = newTracing(tp, r.Prefix, r.Upstream.Scheme, r.Upstream.Host)
 	}
+	if m != nil {
+		m.stale.WithLabelValues(r.Prefix) // exported at 0 before the first stale connection
+	}
 	return u
 }
 

@@ -49,5 +49,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			return nil, fmt.Errorf("register rate-limit metrics: %w", err)
 		}
 	}
+	// Every kind is exported from the start, at 0, so that rate() and an
+	// alert on it see the series before the first refusal.
+	for _, k := range []Kind{KindIP, KindClient, KindDepartment} {
+		m.rejections.WithLabelValues(string(k))
+	}
 	return m, nil
 }
