@@ -217,15 +217,7 @@ func TestFastHandlerReadsTheRequestIDUnderAnyCase(t *testing.T) {
 // connection that asks to be closed, and returns the whole answer.
 func rawGet(t *testing.T, base, path, header string) string {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	_, _ = io.WriteString(conn, "GET "+path+" HTTP/1.1\r\nHost: x\r\n"+header+"\r\nConnection: close\r\n\r\n")
-	b, _ := io.ReadAll(conn)
-	return string(b)
+	return rawRequest(t, base, "GET "+path+" HTTP/1.1\r\nHost: x\r\n"+header+"\r\nConnection: close\r\n\r\n")
 }
 
 func waitUntil(t *testing.T, cond func() bool) {
