@@ -67,9 +67,9 @@ func TestRequestLineIsWhatSlogWrites(t *testing.T) {
 		"hostile request id":         &scope{Context: context.Background(), id: "a\"b\\c\n\xff"},
 		"request id and trace":       &scope{Context: traced, id: "abc"},
 		"trace without a request id": traced,
-		"a caller":                   &scope{Context: traced, id: "abc", caller: Caller{ClientID: "reader", Department: "educacao"}},
-		"a refused caller":           &scope{Context: context.Background(), id: "abc", caller: Caller{ClientID: "c\"\n\xff", Department: "/ünï", Limit: "department"}},
-		"an address refused":         &scope{Context: context.Background(), id: "abc", caller: Caller{Limit: "ip"}},
+		"a caller":                   &scope{Context: traced, id: "abc", caller: caller{ClientID: "reader", Department: "educacao"}},
+		"a refused caller":           &scope{Context: context.Background(), id: "abc", caller: caller{ClientID: "c\"\n\xff", Department: "/ünï", Limit: "department"}},
+		"an address refused":         &scope{Context: context.Background(), id: "abc", caller: caller{Limit: "ip"}},
 	}
 	times := []time.Time{
 		time.Date(2026, 11, 26, 19, 30, 0, 0, time.UTC),

@@ -214,7 +214,7 @@ func SetFastRoute(c *fasthttp.RequestCtx, route string) {
 }
 
 // SetFastCaller records who a request served by a FastHandler came from,
-// for its log lines (Caller).
+// for its log lines (caller).
 func SetFastCaller(c *fasthttp.RequestCtx, clientID, department string) {
 	if s := scopeOf(c); s != nil {
 		s.caller.ClientID, s.caller.Department = clientID, department
@@ -222,7 +222,7 @@ func SetFastCaller(c *fasthttp.RequestCtx, clientID, department string) {
 }
 
 // SetFastLimit records the kind of rate limit that refused a request served
-// by a FastHandler, for its log lines (Caller).
+// by a FastHandler, for its log lines (caller).
 func SetFastLimit(c *fasthttp.RequestCtx, kind string) {
 	if s := scopeOf(c); s != nil {
 		s.caller.Limit = kind

@@ -18,25 +18,25 @@ type scope struct {
 	id     string
 	logger *slog.Logger // nil: problem.Logger falls back to the parent's
 	route  routeInfo
-	caller Caller
+	caller caller
 }
 
-// Caller is who a request came from, once its token was verified, and the
+// caller is who a request came from, once its token was verified, and the
 // rate limit that refused it, if one did: every log line of the request
 // carries them (client_id, department, limit), so that a 429 or an error
 // in the access log names whom it concerns.
-type Caller struct {
+type caller struct {
 	ClientID   string
 	Department string
 	Limit      string // the kind of limit that refused the request, if any
 }
 
-// callerKey keys a request's *Caller in its context.
+// callerKey keys a request's *caller in its context.
 type callerKey struct{}
 
 // callerOf returns the caller recorded in ctx, or nil.
-func callerOf(ctx context.Context) *Caller {
-	c, _ := ctx.Value(callerKey{}).(*Caller)
+func callerOf(ctx context.Context) *caller {
+	c, _ := ctx.Value(callerKey{}).(*caller)
 	return c
 }
 
