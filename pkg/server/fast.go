@@ -458,7 +458,16 @@ func (s *FastServer) Shutdown(ctx context.Context) error {
 // client sent, fasthttp's error text among it, is never logged.
 func (h *FastHandler) refuse(c *fasthttp.RequestCtx, err error) {
 	status := fastError(c, err)
-	d := time.Since(c.Time())
+	// fasthttp sets the request's time once its head is read: here it is
+	// zero. The time to the refusal is known for a connection's first
+	// request (from its accept), not for a later one (from its last
+	// answer, which fasthttp does not keep): 0 then.
+	var d time.Duration
+	if start := c.Time(); !start.IsZero() {
+		d = time.Since(start)
+	} else if c.ConnRequestNum() <= 1 {
+		d = time.Since(c.ConnTime())
+	}
 	h.o.Metrics.observe(unmatchedRoute, "", status, d)
 	logRequest(context.Background(), h.o.Logger, "", "", unmatchedRoute, status, fastBodySize(c), d, "", c.RemoteAddr())
 }

@@ -381,6 +381,12 @@ func TestFastServerRefusesAnUnreadableHeadWithoutLoggingIt(t *testing.T) {
 	if n := strings.Count(log, `"route":"unmatched","status":400`); n != len(heads) {
 		t.Errorf("%d access lines of a 400 under unmatched, want %d:\n%s", n, len(heads), log)
 	}
+	for line := range strings.Lines(log) {
+		var l struct{ Duration time.Duration }
+		if err := json.Unmarshal([]byte(line), &l); err != nil || l.Duration < 0 || l.Duration > 5*time.Second {
+			t.Errorf("a refusal's duration is %v (%v), want the time it took:\n%s", l.Duration, err, line)
+		}
+	}
 	w := httptest.NewRecorder()
 	metrics.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	if want := `http_requests_total{method="OTHER",route="unmatched",status="400"} 5`; !strings.Contains(w.Body.String(), want) {
