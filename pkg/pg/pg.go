@@ -216,6 +216,17 @@ func slowLogger(log *slog.Logger, slow time.Duration) logger.Interface {
 	}), log: log}
 }
 
+// GORM's Scan (after Raw, Table or Select) runs its statement under a
+// recorder logger of its own and hands the recorded SQL to the program's:
+// the recorder asks this package-wide filter, not the program's logger,
+// and by default wrote the values into the SQL. Every program of the
+// platform logs statements with their placeholders only.
+func init() {
+	logger.RecorderParamsFilter = func(_ context.Context, sql string, _ ...any) (string, []any) {
+		return sql, nil
+	}
+}
+
 // faultLogger is a GORM logger that lowers the level of expected faults.
 type faultLogger struct {
 	logger.Interface
