@@ -27,7 +27,7 @@ func checkShape(data []byte, v *Violations) {
 	var member string // the top-level member being walked
 	reported := map[string]bool{}
 	walkJSON(data, "", visitor{
-		value: func(path string, depth int) {
+		container: func(path string, depth int) {
 			if depth == 2 {
 				member = path
 			}
@@ -61,6 +61,10 @@ func checkFreeForm(path string, raw []byte, v *Violations) bool {
 type visitor struct {
 	// value is called for every value with its path and depth.
 	value func(path string, depth int)
+	// container is called for every object and array with its path and
+	// depth: the levels of nesting, which a string or number in the
+	// deepest array does not add to.
+	container func(path string, depth int)
 	// dup is called for every member whose name repeats in its object.
 	dup func(path string)
 	// surrogate is called for every string or member name with an
@@ -117,6 +121,9 @@ func walkJSON(data []byte, base string, vis visitor) {
 		}
 		if vis.value != nil {
 			vis.value(path, len(stack)+1)
+		}
+		if vis.container != nil && (tok == json.Delim('{') || tok == json.Delim('[')) {
+			vis.container(path, len(stack)+1)
 		}
 		if unpaired {
 			vis.surrogate(path)

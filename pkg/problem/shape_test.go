@@ -70,6 +70,15 @@ func TestDecodeJSONBoundsNesting(t *testing.T) {
 			t.Errorf("violations %v", got)
 		}
 	})
+	t.Run("the deepest level allowed may hold a value", func(t *testing.T) {
+		t.Parallel()
+		// levels 1 and 2 as above, arrays 3..32, the deepest holding a number:
+		// 32 levels of objects and arrays, which the documents allow
+		inner := strings.Repeat("[", problem.MaxDepth-2) + "1" + strings.Repeat("]", problem.MaxDepth-2)
+		if dst, got := violations(t, `{"extra_fields":{"a":`+inner+`}}`); len(got) != 0 || dst.Extra == nil {
+			t.Errorf("violations %v", got)
+		}
+	})
 	for _, depth := range []int{problem.MaxDepth - 1, 9000} {
 		t.Run(strconv.Itoa(depth)+" nested arrays in a member's object are a 422 on the member", func(t *testing.T) {
 			t.Parallel()
