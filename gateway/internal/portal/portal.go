@@ -139,7 +139,7 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the API portal answers GET and HEAD only"))
+		problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the API portal answers GET and HEAD only").WithHeader("Allow", "GET, HEAD"))
 		return
 	}
 	switch rest := strings.TrimPrefix(r.URL.Path, Prefix); {

@@ -291,8 +291,8 @@ func TestThePortalServesItsOwnFilesWithTheSecurityHeaders(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/docs/", nil))
-	if rec.Code != http.StatusMethodNotAllowed {
-		t.Errorf("POST /docs/: %d", rec.Code)
+	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /docs/: %d, Allow %q; want 405 with Allow (RFC 9110 15.5.6)", rec.Code, rec.Header().Get("Allow"))
 	}
 }
 

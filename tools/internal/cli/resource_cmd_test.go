@@ -126,6 +126,7 @@ func TestCommandsRefuseBadInputBeforeSending(t *testing.T) {
 		{"an unknown flag is a usage error", env, []string{"servicos", "list", "--bogus"}, 2, "unknown flag: --bogus"},
 		{"an unknown command is a usage error", env, []string{"bogus"}, 2, `unknown command "bogus" for "municipal"`},
 		{"an unknown command with a suggestion is a usage error", env, []string{"servico"}, 2, "Did you mean this?"},
+		{"an unknown subcommand is a usage error", env, []string{"servicos", "lst"}, 2, `unknown command "lst" for "municipal servicos"; did you mean get or list?`},
 		{"an unknown environment is a usage error", env, []string{"--env", "prod", "schemas"}, 2, `unknown environment "prod"`},
 		{"missing credentials are a usage error", map[string]string{}, []string{"schemas"}, 2, "MUNICIPAL_CLIENT_ID"},
 	}

@@ -44,6 +44,31 @@ type app struct {
 // rootCommand wraps the cobra tree so that Main controls error output.
 type rootCommand struct{ *cobra.Command }
 
+// refuseUnknownSubcommands makes c, when it only groups subcommands
+// (municipal servicos), a usage error for an argument that names none of
+// them: cobra shows such a command's help and exits 0 for any argument.
+// Without arguments it still shows its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.SuggestionsMinimumDistance = 2 // cobra's default, which it sets on the root only
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usagef("%s", msg)
+	}
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+}
+
 // ExecuteContext runs args under ctx.
 func (r rootCommand) ExecuteContext(ctx context.Context, args []string) error {
 	// What cobra cannot find a command for (an unknown command) is a usage
@@ -74,6 +99,9 @@ func newRoot(env Env) rootCommand {
 	root.AddCommand(a.tokenCommand(), a.schemasCommand(), a.migrationCommand(), a.apiCommand(), a.importCommand())
 	for _, r := range resources {
 		root.AddCommand(a.resourceCommand(r))
+	}
+	for _, c := range root.Commands() {
+		refuseUnknownSubcommands(c)
 	}
 	return rootCommand{root}
 }
