@@ -104,13 +104,34 @@ func TestATakeBackAfterTheWindowEndedDoesNotCountInTheNext(t *testing.T) {
 			t.Fatalf("the department's counter is %d, expiring in %s, after a late take-back", n, ttl)
 		}
 	}
-	admitted := 0
-	for i := 1; i <= 7; i++ {
-		if d := lim.CountCaller(ctx, fmt.Sprintf("pool%d", i), "pool"); !d.Reached() {
-			admitted++
+	// Seven requests of fresh clients in one window of the department: a
+	// slow moment of the machine may let the 1 s window end among them, or
+	// a timed-out call switch the store to memory and back (CI saw 7 of 7
+	// admitted once); the seven are then sent again, in a window of their
+	// own. A take-back that had reached the new window would stay in the
+	// counter for each try.
+	for try := 1; ; try++ {
+		onRedis := store.OnRedis()
+		admitted := 0
+		var windowEnd time.Time // no later than the window's real end
+		for i := 1; i <= 7; i++ {
+			if d := lim.CountCaller(ctx, fmt.Sprintf("pool%d-%d", try, i), "pool"); !d.Reached() {
+				admitted++
+			}
+			if i == 1 {
+				before := time.Now()
+				windowEnd = before.Add(client.PTTL(ctx, deptKey).Val())
+			}
 		}
-	}
-	if admitted != 5 {
-		t.Fatalf("%d of 7 requests of fresh clients admitted in the department's next window, want its limit 5", admitted)
+		if onRedis && store.OnRedis() && time.Now().Before(windowEnd) {
+			if admitted != 5 {
+				t.Fatalf("%d of 7 requests of fresh clients admitted in the department's next window, want its limit 5", admitted)
+			}
+			return
+		}
+		if try == 20 {
+			t.Fatalf("no try of seven requests stayed within one window of the department, on Redis")
+		}
+		time.Sleep(max(time.Until(windowEnd), 0) + 50*time.Millisecond) // into the next window
 	}
 }
