@@ -23,6 +23,11 @@ func newProgress(w io.Writer, total int64, description string, visible bool) pro
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("lines"),
 		progressbar.OptionThrottle(100*time.Millisecond),
+		// No spinner ticker: for a bar of unknown length (stdin) the
+		// library starts a goroutine that reads the bar's state without
+		// its lock, a data race the race detector caught in CI. The
+		// spinner turns as lines come instead.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 		progressbar.OptionOnCompletion(func() { _, _ = io.WriteString(w, "\n") }),
 	)}
 }
