@@ -115,17 +115,10 @@ func constraintError(err error, pgErr *pgconn.PgError, field string) error {
 }
 
 // clientFault reports whether err is a constraint a client's values broke,
-// which MapError answers as a 409 or 422.
+// which MapError answers as a 409 or 422 (constraintError).
 func clientFault(err error) bool {
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
-		return false
-	}
-	switch pgErr.Code {
-	case UniqueViolation, ForeignKeyViolation, NotNullViolation, CheckViolation, StringTooLong, NumericOutOfRange:
-		return true
-	}
-	return false
+	return errors.As(err, &pgErr) && constraintError(err, pgErr, "") != nil
 }
 
 // Unavailable reports an error after which the same request may succeed

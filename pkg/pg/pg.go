@@ -216,16 +216,17 @@ func slowLogger(log *slog.Logger, slow time.Duration) logger.Interface {
 	}), log: log}
 }
 
+// placeholdersOnly is the filter of the SQL every program of the platform
+// logs: the statement with its placeholders, never the values.
+func placeholdersOnly(_ context.Context, sql string, _ ...any) (string, []any) {
+	return sql, nil
+}
+
 // GORM's Scan (after Raw, Table or Select) runs its statement under a
 // recorder logger of its own and hands the recorded SQL to the program's:
 // the recorder asks this package-wide filter, not the program's logger,
-// and by default wrote the values into the SQL. Every program of the
-// platform logs statements with their placeholders only.
-func init() {
-	logger.RecorderParamsFilter = func(_ context.Context, sql string, _ ...any) (string, []any) {
-		return sql, nil
-	}
-}
+// and by default wrote the values into the SQL.
+func init() { logger.RecorderParamsFilter = placeholdersOnly }
 
 // faultLogger is a GORM logger that lowers the level of expected faults.
 type faultLogger struct {
@@ -248,14 +249,11 @@ func (l faultLogger) Error(ctx context.Context, msg string, data ...any) {
 }
 
 // ParamsFilter implements gorm.ParamsFilter, which GORM looks for on the
-// logger itself: without it here, the embedded logger's was never asked,
-// and the SQL logged for a slow or failed statement had the request's
-// values written into it (a body's text, a filter, a stored answer).
-func (l faultLogger) ParamsFilter(ctx context.Context, sql string, params ...any) (string, []any) {
-	if f, ok := l.Interface.(gorm.ParamsFilter); ok {
-		return f.ParamsFilter(ctx, sql, params...)
-	}
-	return sql, nil
+// logger itself: the embedded logger's was never asked, and the SQL logged
+// for a slow or failed statement had the request's values written into it
+// (a body's text, a filter, a stored answer).
+func (faultLogger) ParamsFilter(ctx context.Context, sql string, params ...any) (string, []any) {
+	return placeholdersOnly(ctx, sql, params...)
 }
 
 // Trace implements logger.Interface.
