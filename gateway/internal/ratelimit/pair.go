@@ -190,11 +190,11 @@ type takeBack struct {
 
 // takeBackOf is the take-back of the count cmd made of key.
 func takeBackOf(key string, cmd *redis.Cmd, answered time.Time) (takeBack, error) {
-	v, err := cmd.Int64Slice()
-	if err != nil || len(v) != 2 {
-		return takeBack{}, fmt.Errorf("read rate-limit count: %v, %w", v, err)
+	_, ttl, err := countAndTTL(cmd, "count")
+	if err != nil {
+		return takeBack{}, err
 	}
-	return takeBack{key: key, ttl: v[1], answered: answered}, nil
+	return takeBack{key: key, ttl: ttl, answered: answered}, nil
 }
 
 // takeBack takes b back, unless its window is over by this instance's clock
@@ -255,14 +255,11 @@ func (p *plan) settle(rate limiter.Rate, now time.Time) (limiter.Context, bool, 
 
 // keep records the lease Redis granted to p, unspent.
 func (p *plan) keep(rate limiter.Rate, now time.Time) error {
-	v, err := p.cmd.Int64Slice()
+	count, ttl, err := countAndTTL(p.cmd, "lease")
 	if err != nil {
-		return fmt.Errorf("read rate-limit lease: %w", err)
+		return err
 	}
-	if len(v) != 2 {
-		return errors.New("read rate-limit lease: want {count, ttl}")
-	}
-	p.lease.fill(p.ask, v[0], v[1], rate, now)
+	p.lease.fill(p.ask, count, ttl, rate, now)
 	return nil
 }
 
@@ -331,12 +328,22 @@ func (s *Store) redisKey(key string) string { return s.prefix + ":" + key }
 // limiter.Context the way ulule's Redis store does, but for a key in its
 // last millisecond, whose window ends now (windowEnd).
 func contextOf(cmd *redis.Cmd, rate limiter.Rate, now time.Time) (limiter.Context, error) {
+	count, ttl, err := countAndTTL(cmd, "count")
+	if err != nil {
+		return limiter.Context{}, err
+	}
+	return common.GetContextFromState(now, rate, windowEnd(now, ttl, rate.Period), count), nil
+}
+
+// countAndTTL reads the {count, milliseconds left} answer of a counting
+// script (incrScript, a lease's), what naming it in an error.
+func countAndTTL(cmd *redis.Cmd, what string) (count, ttl int64, err error) {
 	v, err := cmd.Int64Slice()
 	if err != nil {
-		return limiter.Context{}, fmt.Errorf("read rate-limit count: %w", err)
+		return 0, 0, fmt.Errorf("read rate-limit %s: %w", what, err)
 	}
 	if len(v) != 2 {
-		return limiter.Context{}, errors.New("read rate-limit count: want {count, ttl}")
+		return 0, 0, fmt.Errorf("read rate-limit %s: want {count, ttl}", what)
 	}
-	return common.GetContextFromState(now, rate, windowEnd(now, v[1], rate.Period), v[0]), nil
+	return v[0], v[1], nil
 }
