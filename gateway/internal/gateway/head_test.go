@@ -107,3 +107,31 @@ func TestTheGatewaysOwnHeadersReachTheUpstreamOnce(t *testing.T) {
 		}
 	}
 }
+
+// The other names proxies and CDNs give a client's address do not reach the
+// upstream in any spelling: the gateway vouches only for X-Forwarded-For,
+// and a framework reading X-Real-IP behind it would believe the client.
+func TestAClientsOwnAddressHeadersDoNotReachTheUpstream(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	token := h.idp.Token(t, "reader")
+	names := []string{"X-Real-IP", "X_Real_Ip", "x-client-ip", "True-Client-IP", "CF-Connecting-IP",
+		"Fastly-Client-IP", "X-Cluster-Client-IP", "X-Original-Forwarded-For"}
+	var header []string
+	for _, n := range names {
+		header = append(header, n, "203.0.113.66")
+	}
+	resp, body := h.get(t, "/search/api/v1/admin/migration/schemas", token, header...)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	in := h.search.last(t)
+	for name, v := range in.Header {
+		if strings.Contains(strings.Join(v, ","), "203.0.113.66") {
+			t.Errorf("the upstream received the client's %s: %q", name, v)
+		}
+	}
+	if in.Header.Get("X-Forwarded-For") == "" {
+		t.Errorf("no X-Forwarded-For: %v", in.Header)
+	}
+}

@@ -391,22 +391,34 @@ func isHopByHop(name string) bool {
 
 // clientDropped are the headers a client never gets to send upstream: those
 // the gateway writes itself (Forwarded among them, and the request id, sent
-// once, as the gateway chose it) and baggage, which is not propagated
+// once, as the gateway chose it), baggage, which is not propagated
 // (docs/decisions.md: a client's baggage would reach every service
-// unchecked). Names are compared lower-case with "_" read as "-", as for the
-// identity headers: X_Forwarded_For is X-Forwarded-For to a server that
-// reads names the CGI way.
+// unchecked), and the other names proxies and CDNs give the client's
+// address: the gateway never reads them (X-Forwarded-For is the address it
+// vouches for), and a framework behind it that does (X-Real-IP is the
+// second choice of gin's ClientIP) would believe the client. Names are
+// compared lower-case with "_" read as "-", as for the identity headers:
+// X_Forwarded_For is X-Forwarded-For to a server that reads names the CGI
+// way.
 var clientDropped = []string{
 	"forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
 	strings.ToLower(server.ForwardedPrefixHeader), strings.ToLower(requestid.Header), "baggage",
+	"x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip", "fastly-client-ip",
+	"x-cluster-client-ip", "x-original-forwarded-for",
 }
+
+// clientDroppedFirst tells whether a header name can be one of
+// clientDropped by its first letter, lower-cased: most names cannot.
+var clientDroppedFirst = func() (first [256]bool) {
+	for _, d := range clientDropped {
+		first[d[0]] = true
+	}
+	return first
+}()
 
 // droppedFromClient reports whether name is one of clientDropped.
 func droppedFromClient(name string) bool {
-	if name == "" {
-		return false
-	}
-	if c := name[0] | 0x20; c != 'x' && c != 'f' && c != 'b' { // every name starts with one of these
+	if name == "" || !clientDroppedFirst[name[0]|0x20] {
 		return false
 	}
 	for _, d := range clientDropped {
