@@ -9,6 +9,11 @@ bench_devidp() {
   ISS=http://127.0.0.1:$1/auth/realms/municipal
   local _
   for _ in $(seq 50); do curl -sf -o /dev/null "$ISS/.well-known/openid-configuration" && break; sleep 0.2; done
+  bench_token
+}
+
+# bench_token: sets TOK to a fresh jobs-admin access token from ISS (devidp's last five minutes).
+bench_token() {
   TOK=$(curl -s -d grant_type=client_credentials -d client_id=jobs-admin -d client_secret=jobs-admin-secret \
     "$ISS/protocol/openid-connect/token" | sed -E 's/.*"access_token":"([^"]+)".*/\1/')
 }

@@ -99,6 +99,12 @@ func (r *Report) writePeers(b *strings.Builder) {
 		fmt.Fprintf(b, "; load average at the end %s", r.Peers.Load)
 	}
 	b.WriteString(".\n\n")
+	if len(r.Peers.PacedTable) > 0 {
+		fmt.Fprintf(b, "wrk's closed loop sends each target the load it can take, so the p99 column above compares "+
+			"targets at different loads. The same load to each, paced as wrk2 paces it (each request due at its "+
+			"time and its latency counted from then), half of `haproxy-jwt-limits`' throughput: %s.\n\n", r.Peers.Paced)
+		b.WriteString(strings.Join(r.Peers.PacedTable, "\n") + "\n\n")
+	}
 	for _, g := range r.Peers.Goals {
 		fmt.Fprintf(b, "- %s\n", g)
 	}

@@ -24,12 +24,16 @@ func (p PeerBench) Command() string {
 }
 
 // PeerResult is what the comparison printed: its table, the gateway's
-// ratios to its peers and its verdict on each of the gateway's goals.
+// ratios to its peers, the table of its paced phase (the same load sent to
+// each target, Paced saying which) and its verdict on each of the gateway's
+// goals.
 type PeerResult struct {
-	Table  []string
-	Ratios string
-	Goals  []string
-	Load   string
+	Table      []string
+	Ratios     string
+	Paced      string
+	PacedTable []string
+	Goals      []string
+	Load       string
 }
 
 // Run runs the comparison in dir, its progress going to log.
@@ -45,14 +49,19 @@ func (p PeerBench) Run(ctx context.Context, dir string, log io.Writer) (PeerResu
 	return parsePeerReport(out.String())
 }
 
-// parsePeerReport keeps the table, the ratios, the goals and the load
-// average of the comparison's output.
+// parsePeerReport keeps the tables, the ratios, the goals and the load
+// average of the comparison's output: a table after the "paced: " line is
+// the paced phase's.
 func parsePeerReport(s string) (PeerResult, error) {
 	var res PeerResult
 	for _, line := range strings.Split(s, "\n") {
 		switch {
+		case strings.HasPrefix(line, "|") && res.Paced != "":
+			res.PacedTable = append(res.PacedTable, line)
 		case strings.HasPrefix(line, "|"):
 			res.Table = append(res.Table, line)
+		case strings.HasPrefix(line, "paced: "):
+			res.Paced = strings.TrimSpace(strings.TrimPrefix(line, "paced: "))
 		case strings.HasPrefix(line, "gateway/"):
 			res.Ratios = strings.TrimSpace(line)
 		case strings.HasPrefix(line, "goal: "):
