@@ -2,11 +2,16 @@ package validate
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/municipal-apis/platform/deploy/internal/kube"
+	"github.com/municipal-apis/platform/pkg/server"
+	"github.com/municipal-apis/platform/pkg/telemetry"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestEveryContainerKnowsItsMemoryLimit(t *testing.T) {
@@ -48,18 +53,57 @@ func TestProductionRunsImagesByDigest(t *testing.T) {
 func TestServersPauseBeforeStopping(t *testing.T) {
 	t.Parallel()
 	for _, overlay := range overlayNames {
-		for _, d := range kube.All[appsv1.Deployment](mustRender(t, overlay)) {
-			t.Run(overlay+" "+d.Name+" sleeps in preStop within its grace period", func(t *testing.T) {
+		objs := mustRender(t, overlay)
+		for _, d := range kube.All[appsv1.Deployment](objs) {
+			t.Run(overlay+" "+d.Name+" drains within its grace period", func(t *testing.T) {
 				t.Parallel()
 				c := d.Spec.Template.Spec.Containers[0]
 				if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil {
 					t.Fatal("no preStop sleep (Kubernetes 1.30+)")
 				}
 				grace := d.Spec.Template.Spec.TerminationGracePeriodSeconds
-				if grace == nil || c.Lifecycle.PreStop.Sleep.Seconds >= *grace {
-					t.Errorf("preStop sleeps %ds of a %v-second grace period", c.Lifecycle.PreStop.Sleep.Seconds, grace)
+				if grace == nil {
+					t.Fatal("no grace period")
+				}
+				// After the pause: the drain, the linger of a connection
+				// closed at its end, and the flush of the spans not yet
+				// exported, each at its bound.
+				pause := time.Duration(c.Lifecycle.PreStop.Sleep.Seconds) * time.Second
+				need := pause + shutdownTimeout(t, objs, c) + server.LingerTime + telemetry.ShutdownTimeout
+				if have := time.Duration(*grace) * time.Second; have < need {
+					t.Errorf("a grace period of %v; the preStop pause (%v), HTTP_SHUTDOWN_TIMEOUT, the linger (%v) and the trace flush (%v) take up to %v",
+						have, pause, server.LingerTime, telemetry.ShutdownTimeout, need)
 				}
 			})
 		}
 	}
+}
+
+// shutdownTimeout is the HTTP_SHUTDOWN_TIMEOUT container c runs with: its
+// own env, else its ConfigMaps', else the programs' default.
+func shutdownTimeout(t *testing.T, objs []kube.Object, c corev1.Container) time.Duration {
+	t.Helper()
+	const name = "HTTP_SHUTDOWN_TIMEOUT"
+	tag, _ := reflect.TypeFor[server.Config]().FieldByName("ShutdownTimeout")
+	_, v, _ := strings.Cut(tag.Tag.Get("env"), "default=")
+	for _, e := range c.Env {
+		if e.Name == name {
+			v = e.Value
+		}
+	}
+	for _, from := range c.EnvFrom {
+		if from.ConfigMapRef == nil {
+			continue
+		}
+		for _, cm := range kube.All[corev1.ConfigMap](objs) {
+			if x, ok := cm.Data[name]; ok && cm.Name == from.ConfigMapRef.Name {
+				v = x
+			}
+		}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("%s of container %s: %v", name, c.Name, err)
+	}
+	return d
 }

@@ -23,11 +23,13 @@ import (
 // client's write completes, it reads the answer, and closes its side.
 
 const (
-	// lingerTime bounds how long a connection lingers after its close.
-	lingerTime = 2 * time.Second
+	// LingerTime bounds how long a connection lingers after its close: a
+	// drain can end this long after HTTP_SHUTDOWN_TIMEOUT, which a
+	// deployment's grace period must cover.
+	LingerTime = 2 * time.Second
 	// lingerBytes bounds what a lingering connection reads and discards:
 	// more would be free work for a client that streams without end. The
-	// connection then waits out lingerTime without reading.
+	// connection then waits out LingerTime without reading.
 	lingerBytes = 8 << 20
 )
 
@@ -110,7 +112,7 @@ func (c *lingerConn) lingerClose() {
 	if err := c.Conn.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
 		return // the connection is gone already
 	}
-	end := time.Now().Add(lingerTime)
+	end := time.Now().Add(LingerTime)
 	if err := c.Conn.SetReadDeadline(end); err != nil {
 		return
 	}
