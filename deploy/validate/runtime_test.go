@@ -3,14 +3,18 @@ package validate
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/municipal-apis/platform/deploy/internal/kube"
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/telemetry"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -79,18 +83,21 @@ func TestServersPauseBeforeStopping(t *testing.T) {
 	}
 }
 
-// shutdownTimeout is the HTTP_SHUTDOWN_TIMEOUT container c runs with: its
-// own env, else its ConfigMaps', else the programs' default.
+// shutdownTimeout is the HTTP_SHUTDOWN_TIMEOUT container c runs with.
 func shutdownTimeout(t *testing.T, objs []kube.Object, c corev1.Container) time.Duration {
 	t.Helper()
-	const name = "HTTP_SHUTDOWN_TIMEOUT"
-	tag, _ := reflect.TypeFor[server.Config]().FieldByName("ShutdownTimeout")
-	_, v, _ := strings.Cut(tag.Tag.Get("env"), "default=")
-	for _, e := range c.Env {
-		if e.Name == name {
-			v = e.Value
-		}
+	v := containerEnv(objs, c, "HTTP_SHUTDOWN_TIMEOUT", envDefault[server.Config]("ShutdownTimeout"))
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("HTTP_SHUTDOWN_TIMEOUT of container %s: %v", c.Name, err)
 	}
+	return d
+}
+
+// containerEnv is the value of the variable name in container c: its own
+// env, else its ConfigMaps', else def.
+func containerEnv(objs []kube.Object, c corev1.Container, name, def string) string {
+	v := def
 	for _, from := range c.EnvFrom {
 		if from.ConfigMapRef == nil {
 			continue
@@ -101,9 +108,56 @@ func shutdownTimeout(t *testing.T, objs []kube.Object, c corev1.Container) time.
 			}
 		}
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		t.Fatalf("%s of container %s: %v", name, c.Name, err)
+	for _, e := range c.Env {
+		if e.Name == name {
+			v = e.Value
+		}
 	}
-	return d
+	return v
+}
+
+// envDefault is the default its env tag gives the field of T.
+func envDefault[T any](field string) string {
+	f, _ := reflect.TypeFor[T]().FieldByName(field)
+	_, def, _ := strings.Cut(f.Tag.Get("env"), "default=")
+	return def
+}
+
+// A service's database keeps Postgres's (and CloudNativePG's) default
+// max_connections, as deploy/README.md's Cluster example does, of which
+// superuser_reserved_connections are the operator's.
+const postgresMaxConnections, postgresSuperuserReserved = 100, 3
+
+func TestEveryPoolFitsItsDatabaseAtTheAutoscalersMaximum(t *testing.T) {
+	t.Parallel()
+	for _, overlay := range overlayNames {
+		objs := mustRender(t, overlay)
+		for _, d := range kube.All[appsv1.Deployment](objs) {
+			c := d.Spec.Template.Spec.Containers[0]
+			if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "DATABASE_URL" }) {
+				continue
+			}
+			t.Run(overlay+" "+d.Name, func(t *testing.T) {
+				pool, err := strconv.Atoi(containerEnv(objs, c, "DATABASE_MAX_OPEN_CONNS", envDefault[pg.Config]("MaxOpenConns")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var replicas int32
+				for _, h := range kube.All[autoscalingv2.HorizontalPodAutoscaler](objs) {
+					if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == d.Name {
+						replicas = h.Spec.MaxReplicas
+					}
+				}
+				if replicas == 0 {
+					t.Fatal("no autoscaler")
+				}
+				surge := d.Spec.Strategy.RollingUpdate.MaxSurge.IntValue() // a rollout's extra pod
+				pods := int(replicas) + surge
+				if have := postgresMaxConnections - postgresSuperuserReserved; pods*pool > have {
+					t.Errorf("%d pods (%d replicas, %d surge) × DATABASE_MAX_OPEN_CONNS %d = %d connections; the database has %d",
+						pods, replicas, surge, pool, pods*pool, have)
+				}
+			})
+		}
+	}
 }
