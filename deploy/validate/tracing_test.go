@@ -54,7 +54,13 @@ func TestTheTracingComponentSendsEveryServersSpansToTheCollector(t *testing.T) {
 	}
 	port, _ := strconv.Atoi(u.Port())
 	policies := kube.All[networkingv1.NetworkPolicy](objs)
-	collector := outside(parts[1], map[string]string{"app.kubernetes.io/name": "opentelemetry-collector"})
+	// The collector's pods as the OpenTelemetry Operator labels them (an
+	// OpenTelemetryCollector named otel) and as its Helm chart does.
+	collectors := []kube.Pod{
+		outside(parts[1], map[string]string{"app.kubernetes.io/name": "otel-collector", "app.kubernetes.io/component": "opentelemetry-collector"}),
+		outside(parts[1], map[string]string{"app.kubernetes.io/name": "opentelemetry-collector", "app.kubernetes.io/instance": "otel-collector"}),
+	}
+	elsewhere := outside("default", map[string]string{"app.kubernetes.io/name": "opentelemetry-collector"})
 	for name := range programs {
 		d := find[appsv1.Deployment](t, objs, name)
 		c := d.Spec.Template.Spec.Containers[0]
@@ -69,11 +75,16 @@ func TestTheTracingComponentSendsEveryServersSpansToTheCollector(t *testing.T) {
 			t.Errorf("%s does not read the tracing ConfigMap %s: %+v", name, cm.Name, c.EnvFrom)
 		}
 		pod := kube.PodOf(d.Namespace, d.Spec.Template)
-		if ok, err := kube.Allowed(policies, pod, collector, int32(port)); err != nil || !ok {
-			t.Errorf("%s cannot reach the collector at %s (err %v)", name, endpoint, err)
+		for _, collector := range collectors {
+			if ok, err := kube.Allowed(policies, pod, collector, int32(port)); err != nil || !ok {
+				t.Errorf("%s cannot reach the collector %v at %s (err %v)", name, collector.Labels, endpoint, err)
+			}
+			if ok, _ := kube.Allowed(policies, pod, collector, int32(port)+1); ok {
+				t.Errorf("%s reaches the collector's namespace on another port", name)
+			}
 		}
-		if ok, _ := kube.Allowed(policies, pod, collector, int32(port)+1); ok {
-			t.Errorf("%s reaches the collector's namespace on another port", name)
+		if ok, _ := kube.Allowed(policies, pod, elsewhere, int32(port)); ok {
+			t.Errorf("%s reaches a collector's port in another namespace", name)
 		}
 	}
 }
