@@ -279,3 +279,37 @@ func TestMonitoringNamesOnlySeriesTheProgramsExport(t *testing.T) {
 		}
 	}
 }
+
+// Staging and production may report to one Prometheus: every aggregation of
+// an alert keeps the namespace, so that an alert names its environment and
+// staging's load never fires (or hides) one of production's.
+func TestEveryAlertKeepsItsEnvironment(t *testing.T) {
+	t.Parallel()
+	rules := kube.All[kube.PrometheusRule](mustRender(t, "production"))
+	if len(rules) != 1 {
+		t.Fatalf("%d PrometheusRules, want 1", len(rules))
+	}
+	n := 0
+	for _, g := range rules[0].Spec.Groups {
+		for _, r := range g.Rules {
+			e, err := promql.ParseExpr(r.Expr.String())
+			if err != nil {
+				t.Fatalf("%s: %v", r.Alert, err)
+			}
+			parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
+				a, ok := node.(*parser.AggregateExpr)
+				if !ok || a.Op == parser.TOPK || a.Op == parser.BOTTOMK {
+					return nil
+				}
+				n++
+				if a.Without == slices.Contains(a.Grouping, "namespace") {
+					t.Errorf("%s: %s drops the namespace", r.Alert, a)
+				}
+				return nil
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no aggregation in any alert: the check checked nothing")
+	}
+}
