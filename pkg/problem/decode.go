@@ -42,6 +42,26 @@ func DecodeJSON(r *http.Request, dst any, v *Violations, ignore ...string) error
 	return DecodeBytes(data, dst, v, ignore...)
 }
 
+// DecodeNone checks the body of an operation that takes none. No body, a
+// blank one or an empty JSON object passes; a member is an "unknown_field"
+// 422 (a client that sent {"schema_version": "v2"} to an operation that
+// reads nothing must not believe it chose a version), and anything else is
+// refused as DecodeJSON refuses it.
+func DecodeNone(r *http.Request) error {
+	data, err := ReadBody(r)
+	if err != nil || len(bytes.Trim(data, jsonSpace)) == 0 {
+		return err
+	}
+	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+		return err
+	}
+	var v Violations
+	if err := DecodeBytes(data, &struct{}{}, &v); err != nil {
+		return err
+	}
+	return v.Err()
+}
+
 // ReadBody reads the whole request body and puts it back, so that a
 // middleware can inspect a body its handler reads again. A body over the
 // limit set by http.MaxBytesReader is a 413; a broken one a 400. A request

@@ -1,9 +1,11 @@
 package problem_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,5 +177,36 @@ func TestViolationsRemembersFlaggedFields(t *testing.T) {
 	}
 	if v.Has("orgao") || v.Has("agents.exclusive_for_agents") {
 		t.Error("Has flags fields that have no violation")
+	}
+}
+
+func TestDecodeNoneRefusesWhatAnOperationWithoutABodyWouldIgnore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body, contentType string
+		want              problem.Code // "": accepted
+		field             string
+	}{
+		{"", "", "", ""},
+		{"", "application/x-www-form-urlencoded", "", ""}, // curl -X POST -d ''
+		{" \r\n", "application/json", "", ""},
+		{"{}", "application/json", "", ""},
+		{`{"schema_version":"v2"}`, "application/json", problem.EINVALID, "schema_version"},
+		{`{"x":1,"y":2}`, "application/json", problem.EINVALID, "x"},
+		{"[", "application/json", problem.EMALFORMED, ""},
+		{"null", "application/json", problem.EMALFORMED, ""},
+		{`{"a":1}`, "text/plain", problem.EMEDIATYPE, ""},
+		{strings.Repeat(" ", 100) + "{}", "application/json", problem.ETOOLARGE, ""},
+	} {
+		err := problem.DecodeNone(request(tc.body, tc.contentType, 64))
+		if got := problem.CodeOf(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("%q (%s): %v, want %q", tc.body, tc.contentType, err, tc.want)
+			continue
+		}
+		var pe *problem.Error
+		if tc.field != "" && (!errors.As(err, &pe) ||
+			!slices.ContainsFunc(pe.Fields, func(f problem.FieldError) bool { return f.Field == tc.field && f.Code == "unknown_field" })) {
+			t.Errorf("%q: %v, want %s as an unknown_field", tc.body, err, tc.field)
+		}
 	}
 }

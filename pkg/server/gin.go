@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -51,6 +52,32 @@ func checkQuery(raw string) error {
 		return problem.Wrap(problem.EMALFORMED, err, "the query string does not parse: "+err.Error())
 	}
 	return nil
+}
+
+// RefuseQuery answers 422 to a request of an operation that takes no query
+// parameter but was given one, each named under code (docs/decisions.md:
+// unknown query parameters are a 422): "?dry_run=true" on an operation
+// that does not read it must not look accepted. A route without parameters
+// puts it before its handler; a list reads its own and refuses the rest.
+func RefuseQuery(code string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.URL.RawQuery == "" {
+			return
+		}
+		q := c.Request.URL.Query()
+		names := make([]string, 0, len(q))
+		for name := range q {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		var v problem.Violations
+		for _, name := range names {
+			v.Add(name, code, "is not a parameter of this operation")
+		}
+		if err := v.Err(); err != nil {
+			problem.Abort(c, err)
+		}
+	}
 }
 
 // OpenAPI serves a program's OpenAPI document (conventionally at

@@ -3,6 +3,7 @@ package http_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -247,5 +248,39 @@ func TestCursoWithCategorias(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			expectFields(t, e.do(http.MethodPost, "/api/v1/cursos", admin, tc.body), tc.fields...)
 		})
+	}
+}
+
+// An operation that reads no query parameter refuses one, and changes
+// nothing: a DELETE told to "force" must not look as if it honoured it.
+func TestAQueryParameterNoOperationReadsIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.mustCreate("/api/v1/empresas", map[string]any{"nome": "Acme"})
+	for _, tc := range []struct{ method, path, who string }{
+		{http.MethodGet, at("empresas", id(a)) + "?fields=nome", readOnly},
+		{http.MethodDelete, at("empresas", id(a)) + "?force=true", admin},
+		{http.MethodPut, at("empresas", id(a)) + "?dry_run=true", admin},
+		{http.MethodPost, "/api/v1/empresas?upsert=1", admin},
+	} {
+		var body any
+		if tc.method == http.MethodPut || tc.method == http.MethodPost {
+			body = map[string]any{"nome": "Outra"}
+		}
+		got := e.do(tc.method, tc.path, tc.who, body)
+		expectStatus(t, got, http.StatusUnprocessableEntity)
+		if !strings.Contains(string(got.Body), `"code":"unknown_parameter"`) {
+			t.Errorf("%s %s: %s, want an unknown_parameter", tc.method, tc.path, got.Body)
+		}
+	}
+	got := e.do(http.MethodGet, at("empresas", id(a)), readOnly, nil)
+	expectStatus(t, got, http.StatusOK)
+	if got.object(t)["nome"] != "Acme" {
+		t.Errorf("after the refusals: %s", got.Body)
+	}
+	list := e.do(http.MethodGet, "/api/v1/empresas?nome=Outra", readOnly, nil)
+	expectStatus(t, list, http.StatusOK)
+	if strings.Contains(string(list.Body), "Outra") {
+		t.Errorf("a refused create was stored: %s", list.Body)
 	}
 }

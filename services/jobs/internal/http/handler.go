@@ -71,7 +71,7 @@ func register(api *gin.RouterGroup, g guards, s jobs.Store) {
 		validateNew: (*jobs.EmpregoInput).ValidateNew, validate: (*jobs.EmpregoInput).Validate,
 		filter: empregoFilter, id: func(e *jobs.Emprego) int64 { return e.ID },
 	}.register(api, g)
-	api.PATCH("/empregos/:id/status", g.write, g.idempotent(setStatus(empregos)))
+	api.PATCH("/empregos/:id/status", g.write, noQuery, g.idempotent(setStatus(empregos)))
 
 	resource[jobs.CursoInput, jobs.Curso, jobs.CursoFilter]{
 		path: "cursos", name: "curso", readOnly: jobs.CursoReadOnly, store: s.Cursos(),
@@ -127,3 +127,7 @@ func readOnlyOf(rel []related) []string {
 	}
 	return out
 }
+
+// noQuery refuses a query parameter on an operation that reads none; the
+// lists read theirs and refuse the rest (query.err).
+var noQuery = server.RefuseQuery("unknown_parameter")

@@ -51,6 +51,10 @@ func (h *handler) reindexStatus(c *gin.Context) {
 }
 
 func (h *handler) rollbackReindex(c *gin.Context) {
+	if err := problem.DecodeNone(c.Request); err != nil { // it takes no version: it goes back to the previous one
+		problem.Abort(c, err)
+		return
+	}
 	st, err := h.reindexer.Rollback(c.Request.Context())
 	if err != nil {
 		problem.Abort(c, err)

@@ -245,3 +245,65 @@ func TestAStartOrRollbackGivesUpOnAStoppedWriterInsteadOfQueueingTheOthers(t *te
 		}
 	}
 }
+
+// An operation that reads no query parameter or body refuses them rather
+// than look as if it honoured them: a rollback told a version goes back to
+// the previous one whatever it names, so naming one is a 422, and nothing
+// changes.
+func TestWhatAnOperationDoesNotReadIsRefusedAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	sv := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
+	if st := app.reindexAndWait(t, "v1"); st.CurrentVersion != "v1" {
+		t.Fatalf("re-index did not switch: %+v", st)
+	}
+	status := func() catalog.ReindexStatus {
+		t.Helper()
+		resp := app.do(http.MethodGet, "/api/v1/admin/migration/status", "catalog-admin", nil)
+		var st catalog.ReindexStatus
+		if err := json.Unmarshal(resp.Body, &st); err != nil || resp.Status != http.StatusOK {
+			t.Fatalf("status: %d %s", resp.Status, resp.Body)
+		}
+		return st
+	}
+	refused := func(method, path string, body any, want int, field string) {
+		t.Helper()
+		resp := app.do(method, path, "catalog-admin", body)
+		if resp.Status != want {
+			t.Errorf("%s %s %v: %d %s, want %d", method, path, body, resp.Status, resp.Body, want)
+			return
+		}
+		p := resp.problem(t)
+		if field != "" && (len(p.Errors) == 0 || p.Errors[0].Field != field || p.Errors[0].Code != "unknown_field") {
+			t.Errorf("%s %s %v: errors %+v, want %s unknown_field", method, path, body, p.Errors, field)
+		}
+	}
+
+	refused(http.MethodPost, "/api/v1/admin/migration/rollback", map[string]any{"schema_version": "v2"}, http.StatusUnprocessableEntity, "schema_version")
+	refused(http.MethodPost, "/api/v1/admin/migration/rollback", "[", http.StatusBadRequest, "")
+	refused(http.MethodPost, "/api/v1/admin/migration/rollback?to=v2", nil, http.StatusUnprocessableEntity, "to")
+	refused(http.MethodGet, "/api/v1/admin/migration/status?foo=1", nil, http.StatusUnprocessableEntity, "foo")
+	refused(http.MethodGet, "/api/v1/admin/migration/schemas?foo=1&foo=2", nil, http.StatusUnprocessableEntity, "foo")
+	if st := status(); st.CurrentVersion != "v1" || st.PreviousVersion == nil || *st.PreviousVersion != "v3" {
+		t.Errorf("after the refusals: current %s, previous %v; want v1 and v3 kept", st.CurrentVersion, st.PreviousVersion)
+	}
+
+	path := "/api/v1/admin/services/" + sv.ID
+	refused(http.MethodPost, path+"/unpublish", map[string]any{"status": 1}, http.StatusUnprocessableEntity, "status")
+	refused(http.MethodDelete, path+"?force=true", nil, http.StatusUnprocessableEntity, "force")
+	refused(http.MethodGet, path+"?fields=nome_servico", nil, http.StatusUnprocessableEntity, "fields")
+	if got := app.do(http.MethodGet, path, "catalog-admin", nil).servico(t, http.StatusOK); got.Status != sv.Status {
+		t.Errorf("after the refusals the Servico's status is %d, want %d", got.Status, sv.Status)
+	}
+
+	// What the operations do read still works: no body, an empty object.
+	if resp := app.do(http.MethodPost, path+"/unpublish", "catalog-admin", map[string]any{}); resp.Status != http.StatusOK {
+		t.Errorf("unpublish with {}: %d %s", resp.Status, resp.Body)
+	}
+	if resp := app.do(http.MethodPost, "/api/v1/admin/migration/rollback", "catalog-admin", nil); resp.Status != http.StatusOK {
+		t.Fatalf("rollback: %d %s", resp.Status, resp.Body)
+	}
+	if st := status(); st.CurrentVersion != "v3" {
+		t.Errorf("after the rollback: current %s, want v3", st.CurrentVersion)
+	}
+}
