@@ -108,6 +108,9 @@ type ReindexStore interface {
 	ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*Reindex, error)
 	// Heartbeat extends l; ErrLeaseLost when the run is no longer held under l.
 	Heartbeat(ctx context.Context, l Lease, lease time.Duration) error
+	// ReleaseLease ends l now, so that another replica's next claim takes
+	// the run; ErrLeaseLost when the run is no longer held under l.
+	ReleaseLease(ctx context.Context, l Lease) error
 	// ReindexBatch reads up to limit Servicos after the id after, in id
 	// order, with their change_seq.
 	ReindexBatch(ctx context.Context, after string, limit int) ([]Servico, []int64, error)

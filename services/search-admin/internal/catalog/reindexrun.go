@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -46,6 +47,9 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
 		err = cause // the heartbeat found the lease lost and stopped the run
 	}
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrLeaseLost) {
+		m.handOver(ctx, ri.Lease(), log)
+	}
 	end(err)
 	switch {
 	case err == nil:
@@ -56,6 +60,23 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 		log.WarnContext(ctx, "re-index runner stopped", "err", err)
 	}
 }
+
+// handOver ends the lease of a run this replica stops holding because it
+// is stopping itself (a rollout's SIGTERM): another replica's next poll
+// takes the run over then, not a whole lease later.
+func (m *Reindexer) handOver(ctx context.Context, l Lease, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverTimeout)
+	defer cancel()
+	if err := m.store.ReleaseLease(ctx, l); err != nil && !errors.Is(err, ErrLeaseLost) {
+		log.WarnContext(ctx, "re-index lease not handed over; another replica takes the run when it expires", "err", err)
+		return
+	}
+	log.InfoContext(ctx, "re-index handed over: its lease ends now")
+}
+
+// handOverTimeout bounds the hand-over of a stopping runner's lease, which
+// the drain of the replica waits for.
+const handOverTimeout = 2 * time.Second
 
 // heartbeat extends the lease every third of its TTL; losing it cancels the run.
 func (m *Reindexer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l Lease) {

@@ -12,6 +12,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
@@ -124,48 +125,6 @@ func (s slowEmbedder) Embed(ctx context.Context, text string, dims int) ([]float
 	case <-time.After(s.pause):
 	}
 	return s.Hash.Embed(ctx, text, dims)
-}
-
-func TestAKilledRunnerIsFinishedByAnotherReplicaAfterItsLeaseExpires(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault suite: a killed re-index runner; skipped under -short")
-	}
-	t.Parallel()
-	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
-	first := wireApp(t, dsn, idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a")
-	second := wireApp(t, dsn, idp, embedding.Hash{}, "replica-b")
-	stopFirst := first.runBackground(context.Background())
-	seedServicos(t, first, 2000)
-	if resp := first.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusAccepted {
-		t.Fatalf("start: %d %s", resp.Status, resp.Body)
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		st, _ := first.store.ReindexStatus(context.Background())
-		if st.Reindex.Processed >= 500 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the first runner made no progress: %+v", st.Reindex)
-		}
-	}
-	stopFirst()
-	killed, _ := first.store.ReindexStatus(context.Background())
-	if m := killed.Reindex; m.State != catalog.ReindexRunning || m.LeaseHolder != "replica-a" || m.Processed >= 2000 {
-		t.Fatalf("after killing the runner: %+v", m)
-	}
-	if resp := second.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusConflict {
-		t.Errorf("a start while the dead runner's re-index is unfinished answered %d", resp.Status)
-	}
-	second.runBackground(context.Background())
-	st := second.waitForReindex(t, 30*time.Second)
-	m := st.Reindex
-	if m.State != catalog.ReindexCompleted || m.Takeovers != 1 || m.Processed != 2000 || st.CurrentVersion != "v1" {
-		t.Fatalf("after the takeover: current %s, re-index %+v", st.CurrentVersion, m)
-	}
-	if *m.FinishedAt < *killed.Reindex.LeaseExpiresAt {
-		t.Errorf("finished at %d, before the killed runner's lease expired at %d", *m.FinishedAt, *killed.Reindex.LeaseExpiresAt)
-	}
-	second.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
 }
 
 func TestRollbackRestoresTheOldVersionsResultsImmediately(t *testing.T) {
@@ -306,4 +265,54 @@ func TestWhatAnOperationDoesNotReadIsRefusedAndChangesNothing(t *testing.T) {
 	if st := status(); st.CurrentVersion != "v3" {
 		t.Errorf("after the rollback: current %s, want v3", st.CurrentVersion)
 	}
+}
+
+// A replica that stops (a rollout's SIGTERM ends its background work)
+// hands its running re-index over at once: another replica's next poll
+// takes it, not a whole lease later, and finishes it. A runner that dies
+// without a word is taken over when its lease expires
+// (TestAStalledReindexRunnerIsTakenOverWithoutBlockingWritersAndCannotCommitLate).
+func TestAStoppingReplicaHandsItsReindexOverAtOnce(t *testing.T) {
+	t.Parallel()
+	const lease, poll = time.Minute, 200 * time.Millisecond
+	slow := func(c *searchadmin.Config) {
+		c.Reindex.LeaseTTL, c.Reindex.Poll = lease, poll
+	}
+	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
+	first := wireApp(t, dsn, idp, slowEmbedder{pause: 2 * time.Millisecond}, "replica-a", slow)
+	second := wireApp(t, dsn, idp, embedding.Hash{}, "replica-b", slow)
+	stopFirst := first.runBackground(context.Background())
+	second.runBackground(context.Background())
+	seedServicos(t, first, 1500)
+	if resp := first.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", resp.Status, resp.Body)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, _ := first.store.ReindexStatus(context.Background())
+		if st.Reindex.Processed >= 200 && st.Reindex.LeaseHolder == "replica-a" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first runner made no progress: %+v", st.Reindex)
+		}
+	}
+	stopped := time.Now()
+	stopFirst()
+	if resp := second.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": "v1"}); resp.Status != http.StatusConflict {
+		t.Errorf("a start while the stopped runner's re-index is unfinished answered %d", resp.Status)
+	}
+	for deadline := stopped.Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, _ := second.store.ReindexStatus(context.Background())
+		if st.Reindex.LeaseHolder == "replica-b" || st.Reindex.State != catalog.ReindexRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no hand-over %v after the first replica stopped (lease %v): %+v", time.Since(stopped), lease, st.Reindex)
+		}
+	}
+	st := second.waitForReindex(t, 30*time.Second)
+	if m := st.Reindex; m.State != catalog.ReindexCompleted || m.Takeovers != 1 || m.Processed != 1500 || st.CurrentVersion != "v1" {
+		t.Fatalf("after the hand-over: current %s, re-index %+v", st.CurrentVersion, m)
+	}
+	second.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
 }

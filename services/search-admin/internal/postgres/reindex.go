@@ -131,6 +131,18 @@ WHERE `+heldBy, leaseArgs(l, map[string]any{"lease": lease.Seconds()}))
 	return nil
 }
 
+// ReleaseLease implements catalog.ReindexStore.
+func (s *Store) ReleaseLease(ctx context.Context, l catalog.Lease) error {
+	res := pg.Conn(ctx, s.db).Exec(`UPDATE search_migrations SET lease_expires_at = now() WHERE `+heldBy, leaseArgs(l, map[string]any{}))
+	if res.Error != nil {
+		return mapError(fmt.Errorf("release re-index lease: %w", res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return catalog.ErrLeaseLost
+	}
+	return nil
+}
+
 // switchVersion is SwitchVersion in one statement: it locks the settings
 // row (waiting for in-flight writes, at most lockWait), then the run's row
 // if still held under the lease, counts the Servicos without a target
