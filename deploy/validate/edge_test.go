@@ -15,12 +15,12 @@ import (
 // would, from a copy of the overlay's files.
 func renderIngressVariant(t *testing.T) []kube.Object {
 	t.Helper()
-	files := []string{"namespace.yaml", "dependencies.yaml", "limits.yaml", "autoscaling.yaml"}
+	files := []string{"dependencies.yaml", "limits.yaml", "autoscaling.yaml"}
 	return renderStagingVariant(t, files, func(k8s string) string {
 		return `apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 namespace: municipal-staging
-resources: [namespace.yaml, dependencies.yaml, ` + filepath.Join(k8s, "base") + `]
+resources: [dependencies.yaml, ` + filepath.Join(k8s, "base") + `]
 components: [` + filepath.Join(k8s, "components", "dependencies") + `, ` + filepath.Join(k8s, "components", "ingress-nginx") + `]
 images:
   - {name: ghcr.io/municipal-apis/gateway, newTag: 0.1.0}

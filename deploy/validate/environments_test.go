@@ -48,7 +48,7 @@ func TestStagingAndProductionDifferOnlyInConfiguration(t *testing.T) {
 		of   func(t *testing.T, overlay string) string
 	}{
 		{"the namespace differs", func(t *testing.T, overlay string) string {
-			return kube.All[corev1.Namespace](mustRender(t, overlay))[0].Name
+			return overlayNamespace(t, overlay).Name
 		}},
 		{"the issuer differs", func(t *testing.T, overlay string) string {
 			return configMap(t, mustRender(t, overlay), "oidc").Data["OIDC_ISSUER_URL"]

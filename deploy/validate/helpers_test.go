@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/municipal-apis/platform/deploy/internal/kube"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // repoRoot returns the monorepo root, two levels above this package.
@@ -88,4 +89,23 @@ func mustRender(t testing.TB, overlay string) []kube.Object {
 		t.Fatalf("render %s: %v", overlay, err)
 	}
 	return objs
+}
+
+// overlayNamespace decodes the overlay's namespace.yaml, the Namespace
+// applied before the overlay (deploy/README.md, step 3).
+func overlayNamespace(t testing.TB, overlay string) *corev1.Namespace {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(overlayDir(overlay), "namespace.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := kube.Decode(data)
+	if err != nil {
+		t.Fatalf("%s/namespace.yaml: %v", overlay, err)
+	}
+	ns, ok := o.Value.(*corev1.Namespace)
+	if !ok {
+		t.Fatalf("%s/namespace.yaml holds a %s", overlay, o.Kind)
+	}
+	return ns
 }
