@@ -233,3 +233,35 @@ func TestBytesNoRequestAskedForAreNeverAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A busy gateway never lets a kept-alive connection idle out, so without an
+// age limit it would keep its connections to a Service's address for good,
+// and pods an autoscaler adds behind it (kube-proxy balances connections,
+// not requests) would get none of them. A connection older than
+// UPSTREAM_MAX_CONN_AGE is closed once its request is done, and the next
+// request dials again.
+func TestAnOldUpstreamConnectionIsReplaced(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	conns := map[net.Conn]bool{}
+	up := rawUpstream(t, func(conn net.Conn, _ *http.Request) {
+		mu.Lock()
+		conns[conn] = true
+		mu.Unlock()
+		_, _ = io.WriteString(conn, okAnswer)
+	})
+	h := start(t, withRoute("/aged", up), withEnv("UPSTREAM_MAX_CONN_AGE", "300ms"))
+	token := h.idp.Token(t, "reader")
+	for i := range 12 { // one request every 100 ms, one at a time: one connection would do
+		if resp, body := h.get(t, "/aged/x", token); resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i, resp.StatusCode, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mu.Lock()
+	n := len(conns)
+	mu.Unlock()
+	if n < 3 || n > 8 {
+		t.Errorf("12 requests over 1.2 s used %d upstream connections; with connections closed at 300 ms of age, want 3 to 8", n)
+	}
+}

@@ -17,9 +17,15 @@ import (
 
 // Config tunes the connections to every upstream.
 type Config struct {
-	DialTimeout      time.Duration `env:"UPSTREAM_DIAL_TIMEOUT, default=2s"`
-	ResponseTimeout  time.Duration `env:"UPSTREAM_RESPONSE_TIMEOUT, default=30s"`
-	IdleConnTimeout  time.Duration `env:"UPSTREAM_IDLE_CONN_TIMEOUT, default=90s"`
+	DialTimeout     time.Duration `env:"UPSTREAM_DIAL_TIMEOUT, default=2s"`
+	ResponseTimeout time.Duration `env:"UPSTREAM_RESPONSE_TIMEOUT, default=30s"`
+	IdleConnTimeout time.Duration `env:"UPSTREAM_IDLE_CONN_TIMEOUT, default=90s"`
+	// MaxConnAge closes a kept-alive connection once this old, when its
+	// request is done: a busy gateway would otherwise keep every connection
+	// to a Service's address for good, and pods an autoscaler adds behind it
+	// (kube-proxy balances connections, not requests) would get none of
+	// them. nginx's keepalive_time, Envoy's max_connection_duration.
+	MaxConnAge       time.Duration `env:"UPSTREAM_MAX_CONN_AGE, default=1m"`
 	MaxIdleConnsHost int           `env:"UPSTREAM_MAX_IDLE_CONNS_PER_HOST, default=256"`
 }
 
@@ -49,6 +55,7 @@ func newClient(u *url.URL, c Config) *fasthttp.HostClient {
 		IsTLS:                         u.Scheme == "https",
 		MaxConns:                      max(c.MaxIdleConnsHost, 1024),
 		MaxIdleConnDuration:           c.IdleConnTimeout,
+		MaxConnDuration:               c.MaxConnAge,
 		ReadTimeout:                   c.ResponseTimeout,
 		WriteTimeout:                  time.Hour, // any positive value; see above
 		MaxConnWaitTimeout:            c.DialTimeout,
