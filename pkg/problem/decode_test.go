@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -208,5 +209,26 @@ func TestDecodeNoneRefusesWhatAnOperationWithoutABodyWouldIgnore(t *testing.T) {
 			!slices.ContainsFunc(pe.Fields, func(f problem.FieldError) bool { return f.Field == tc.field && f.Code == "unknown_field" })) {
 			t.Errorf("%q: %v, want %s as an unknown_field", tc.body, err, tc.field)
 		}
+	}
+}
+
+func TestAddUnknownParametersFlagsWhatIsNotKnownInNameOrder(t *testing.T) {
+	t.Parallel()
+	var v problem.Violations
+	q := url.Values{"zeta": {"1"}, "page": {"2"}, "alpha": {"3", "4"}, "mode": {""}}
+	v.AddUnknownParameters(q, func(name string) bool { return name == "page" || name == "mode" }, "unknown_parameter", "is not a parameter")
+	var pe *problem.Error
+	if !errors.As(v.Err(), &pe) {
+		t.Fatalf("no 422: %v", v.Err())
+	}
+	var got []string
+	for _, f := range pe.Fields {
+		if f.Code != "unknown_parameter" || f.Message != "is not a parameter" {
+			t.Errorf("field %+v", f)
+		}
+		got = append(got, f.Field)
+	}
+	if !slices.Equal(got, []string{"alpha", "zeta"}) {
+		t.Errorf("flagged %v, want [alpha zeta]", got)
 	}
 }

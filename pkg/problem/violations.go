@@ -2,6 +2,8 @@ package problem
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -15,6 +17,23 @@ type Violations struct {
 	list  []FieldError
 	seen  map[string]bool
 	count int
+}
+
+// AddUnknownParameters records, in name order, a violation code with
+// message for every parameter of q that known does not accept: every
+// operation refuses the query parameters it does not read
+// (docs/decisions.md).
+func (v *Violations) AddUnknownParameters(q url.Values, known func(name string) bool, code, message string) {
+	var unknown []string
+	for name := range q {
+		if !known(name) {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	for _, name := range unknown {
+		v.Add(name, code, message)
+	}
 }
 
 // Add records a violation of field.

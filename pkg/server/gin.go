@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -64,16 +63,8 @@ func RefuseQuery(code string) gin.HandlerFunc {
 		if c.Request.URL.RawQuery == "" {
 			return
 		}
-		q := c.Request.URL.Query()
-		names := make([]string, 0, len(q))
-		for name := range q {
-			names = append(names, name)
-		}
-		slices.Sort(names)
 		var v problem.Violations
-		for _, name := range names {
-			v.Add(name, code, "is not a parameter of this operation")
-		}
+		v.AddUnknownParameters(c.Request.URL.Query(), func(string) bool { return false }, code, "is not a parameter of this operation")
 		if err := v.Err(); err != nil {
 			problem.Abort(c, err)
 		}

@@ -2,7 +2,6 @@ package http
 
 import (
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -98,15 +97,6 @@ func enum[T ~string](q *query, name string) *T {
 
 // err returns the 422 of every problem found, including unknown parameters.
 func (q *query) err() error {
-	var unknown []string
-	for name := range q.values {
-		if !q.read[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	sort.Strings(unknown)
-	for _, name := range unknown {
-		q.v.Add(name, "unknown_parameter", "is not a parameter of this list")
-	}
+	q.v.AddUnknownParameters(q.values, func(name string) bool { return q.read[name] }, "unknown_parameter", "is not a parameter of this list")
 	return q.v.Err()
 }

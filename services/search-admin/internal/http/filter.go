@@ -28,11 +28,7 @@ var filterParams = map[string]bool{
 // parseFilter reads the list filters of q, reporting every bad parameter at once.
 func parseFilter(q url.Values) (catalog.Filter, error) {
 	var v problem.Violations
-	for name := range q {
-		if !filterParams[name] {
-			v.Add(name, "unknown_field", "is not a filter of this list")
-		}
-	}
+	v.AddUnknownParameters(q, func(name string) bool { return filterParams[name] }, "unknown_field", "is not a filter of this list")
 	p := params{q: q, v: &v}
 	f := catalog.Filter{
 		TemaGeral:        p.text("tema_geral"),

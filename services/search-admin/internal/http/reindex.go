@@ -66,11 +66,7 @@ func (h *handler) rollbackReindex(c *gin.Context) {
 func (h *handler) reindexHistory(c *gin.Context) {
 	q := c.Request.URL.Query()
 	var v problem.Violations
-	for name := range q {
-		if !historyParams[name] {
-			v.Add(name, "unknown_field", "is not a parameter of the history")
-		}
-	}
+	v.AddUnknownParameters(q, func(name string) bool { return historyParams[name] }, "unknown_field", "is not a parameter of the history")
 	p := params{q: q, v: &v}
 	page, perPage := p.integer("page", 1, 1), min(p.integer("per_page", defaultPerPage, 1), maxPerPage)
 	if page > maxPage {

@@ -25,11 +25,7 @@ var searchParams = map[string]bool{
 // parseSearch reads a search request, reporting every bad parameter at once.
 func parseSearch(q url.Values) (catalog.SearchQuery, error) {
 	var v problem.Violations
-	for name := range q {
-		if !searchParams[name] {
-			v.Add(name, "unknown_field", "is not a parameter of search")
-		}
-	}
+	v.AddUnknownParameters(q, func(name string) bool { return searchParams[name] }, "unknown_field", "is not a parameter of search")
 	p := params{q: q, v: &v}
 	// Only leading space is trimmed: a space after the last word says
 	// that word is complete, so it is not matched as a prefix.

@@ -81,11 +81,7 @@ func (h *handler) deleteSynonym(c *gin.Context) {
 // bad one at once.
 func parseSynonymFilter(q url.Values) (catalog.SynonymFilter, error) {
 	var v problem.Violations
-	for name := range q {
-		if !synonymParams[name] {
-			v.Add(name, "unknown_field", "is not a filter of this list")
-		}
-	}
+	v.AddUnknownParameters(q, func(name string) bool { return synonymParams[name] }, "unknown_field", "is not a filter of this list")
 	p := params{q: q, v: &v}
 	f := catalog.SynonymFilter{
 		Text:    strings.TrimSpace(p.text("text")),
