@@ -85,9 +85,9 @@ func (l *requestLine) appendTo(b []byte) []byte {
 	}
 	b = append(b, '"')
 	if c := callerOf(l.ctx); c != nil {
-		b = appendMember(b, "client_id", c.ClientID)
-		b = appendMember(b, "department", c.Department)
-		b = appendMember(b, "limit", c.Limit)
+		for _, m := range c.members() {
+			b = appendMember(b, m)
+		}
 	}
 	if id := requestid.From(l.ctx); id != "" {
 		b = append(b, `,"request_id":"`...)
@@ -103,15 +103,15 @@ func (l *requestLine) appendTo(b []byte) []byte {
 	return append(b, '}', '\n')
 }
 
-// appendMember appends ,"name":"value" when value is not empty.
-func appendMember(b []byte, name, value string) []byte {
-	if value == "" {
+// appendMember appends ,"name":"value" when m's value is not empty.
+func appendMember(b []byte, m logMember) []byte {
+	if m.value == "" {
 		return b
 	}
 	b = append(b, ',', '"')
-	b = append(b, name...)
+	b = append(b, m.name...)
 	b = append(b, `":"`...)
-	b = appendJSONString(b, value)
+	b = appendJSONString(b, m.value)
 	return append(b, '"')
 }
 

@@ -49,14 +49,10 @@ type contextHandler struct {
 
 func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if c := callerOf(ctx); c != nil {
-		if c.ClientID != "" {
-			r.AddAttrs(slog.String("client_id", c.ClientID))
-		}
-		if c.Department != "" {
-			r.AddAttrs(slog.String("department", c.Department))
-		}
-		if c.Limit != "" {
-			r.AddAttrs(slog.String("limit", c.Limit))
+		for _, m := range c.members() {
+			if m.value != "" {
+				r.AddAttrs(slog.String(m.name, m.value))
+			}
 		}
 	}
 	if id := requestid.From(ctx); id != "" {

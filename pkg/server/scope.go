@@ -31,6 +31,16 @@ type caller struct {
 	Limit      string // the kind of limit that refused the request, if any
 }
 
+// logMember is one name and value of a log line.
+type logMember struct{ name, value string }
+
+// members are c's log members in the order every line carries them: the
+// slog handler (contextHandler) and the hand-written access line
+// (requestLine.appendTo) both write these, leaving out an empty value.
+func (c *caller) members() [3]logMember {
+	return [3]logMember{{"client_id", c.ClientID}, {"department", c.Department}, {"limit", c.Limit}}
+}
+
 // callerKey keys a request's *caller in its context.
 type callerKey struct{}
 
