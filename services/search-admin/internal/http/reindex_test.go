@@ -316,3 +316,50 @@ func TestAStoppingReplicaHandsItsReindexOverAtOnce(t *testing.T) {
 	}
 	second.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
 }
+
+// A dry run counts what a re-index would index and writes nothing, and it
+// is checked as the start is: an unknown version is a 422, the current
+// version and a re-index already running are 409s.
+func TestADryRunCountsWritesNothingAndIsCheckedAsTheStart(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
+	app := wireApp(t, dsn, devidptest.Start(t), embedding.Hash{}, "replica-"+t.Name()) // no runner: a start stays running
+	app.publish(t, map[string]any{"nome_servico": "Segunda via de IPTU"})
+	app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
+	current := app.do(http.MethodGet, "/api/v1/admin/migration/status", "catalog-admin", nil)
+	var st catalog.ReindexStatus
+	if err := json.Unmarshal(current.Body, &st); err != nil || current.Status != http.StatusOK {
+		t.Fatalf("status: %d %s", current.Status, current.Body)
+	}
+	other := "v1"
+	if st.CurrentVersion == other {
+		other = "v2"
+	}
+	dry := func(version string, want int) response {
+		t.Helper()
+		resp := app.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": version, "dry_run": true})
+		if resp.Status != want {
+			t.Fatalf("dry run to %s: %d %s, want %d", version, resp.Status, resp.Body, want)
+		}
+		return resp
+	}
+
+	var report catalog.DryRunReport
+	if err := json.Unmarshal(dry(other, http.StatusOK).Body, &report); err != nil {
+		t.Fatal(err)
+	}
+	want := catalog.DryRunReport{DryRun: true, FromVersion: st.CurrentVersion, SchemaVersion: other, Servicos: 2, Published: 1}
+	if report != want {
+		t.Errorf("dry run: %+v, want %+v", report, want)
+	}
+	if app.reindexRunning(t) {
+		t.Fatal("a dry run started a re-index")
+	}
+	dry(st.CurrentVersion, http.StatusConflict)
+	dry("v99", http.StatusUnprocessableEntity)
+
+	if resp := app.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": other}); resp.Status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", resp.Status, resp.Body)
+	}
+	dry(other, http.StatusConflict)
+}
