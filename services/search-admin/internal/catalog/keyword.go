@@ -130,33 +130,50 @@ func (s *Searcher) keywordRanking(ctx context.Context, schema Schema, revision i
 	return hits, total, fired, err
 }
 
-// maxBoundedDepth is the deepest page (offset + limit) ranked from
-// candidates; a deeper one ranks every match.
-const maxBoundedDepth = 1000
-
 // keywordSearch runs one full-text pass. When the replica's lexical index
-// holds the version, it counts the matches and, for at most
-// KeywordCandidates of them (or the page's depth), the best by the index's
-// cheap score when more match, ranks them by ts_rank from the positions it
-// holds, or Postgres ranks those candidates when the query is one only
-// Postgres can rank; so the cost stays bounded however many match, and
-// Postgres is left the page's load. Otherwise (a catalog the index does not
-// hold yet, a page deeper than maxBoundedDepth) Postgres ranks and counts
-// every match.
+// holds the version, it counts the matches and orders them in blocks of
+// KeywordCandidates: the matches are put in the order of the index's cheap
+// score (ties by id), cut into blocks, and each block is ranked by ts_rank
+// from the positions the index holds (or by Postgres, when the query is
+// one only Postgres can rank). A page ranks only the one or two blocks it
+// overlaps, so the cost stays bounded however many match, and every page
+// is a slice of one order: paging never shows a match twice or skips one.
+// Otherwise (a catalog the index does not hold yet) Postgres ranks and
+// counts every match.
 func (s *Searcher) keywordSearch(ctx context.Context, kq KeywordQuery) ([]ScoredID, int, error) {
-	depth := kq.Offset + kq.Limit
-	if s.cfg.KeywordCandidates > 0 && depth <= maxBoundedDepth {
-		n := max(s.cfg.KeywordCandidates, depth)
-		ids, total, ok := s.index.KeywordCandidates(kq.Version, kq.Terms, kq.Every, kq.Filter, n)
-		if ok {
-			if hits, ranked := s.index.RankKeywords(kq.Version, kq.Terms, kq.Every, ids, kq.Limit, kq.Offset); ranked {
-				return hits, total, nil
-			}
-			hits, err := s.store.RankKeywordCandidates(ctx, kq, ids)
-			return hits, total, err
-		}
+	size := s.cfg.KeywordCandidates
+	if size <= 0 || kq.Limit <= 0 {
+		return s.store.KeywordSearch(ctx, kq)
 	}
-	return s.store.KeywordSearch(ctx, kq)
+	depth := kq.Offset + kq.Limit
+	blocks := (depth + size - 1) / size
+	ids, total, ok := s.index.KeywordCandidates(kq.Version, kq.Terms, kq.Every, kq.Filter, blocks*size)
+	if !ok {
+		return s.store.KeywordSearch(ctx, kq)
+	}
+	var page []ScoredID
+	for b := kq.Offset / size; b < blocks && b*size < len(ids); b++ {
+		from, to := b*size, min((b+1)*size, len(ids))
+		block := kq
+		block.Offset = max(kq.Offset-from, 0)
+		block.Limit = min(depth, to) - max(kq.Offset, from)
+		hits, err := s.rankBlock(ctx, block, ids[from:to])
+		if err != nil {
+			return nil, 0, err
+		}
+		page = append(page, hits...)
+	}
+	return page, total, nil
+}
+
+// rankBlock ranks the candidates ids by ts_rank and returns the page of
+// them kq's limit and offset name: in the replica from the positions its
+// index holds, or in Postgres for a query only Postgres ranks.
+func (s *Searcher) rankBlock(ctx context.Context, kq KeywordQuery, ids []string) ([]ScoredID, error) {
+	if hits, ranked := s.index.RankKeywords(kq.Version, kq.Terms, kq.Every, ids, kq.Limit, kq.Offset); ranked {
+		return hits, nil
+	}
+	return s.store.RankKeywordCandidates(ctx, kq, ids)
 }
 
 // queryWords splits text into at most maxTerms words and analyzes them,

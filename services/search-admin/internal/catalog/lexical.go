@@ -209,6 +209,10 @@ func (x *lexicalIndex) eval(m Match, out []float32, s *lexScratch, depth int) {
 	}
 }
 
+// maxInsertedCandidates is the most candidates kept sorted by insertion;
+// more are sorted at once.
+const maxInsertedCandidates = 1000
+
 // candidates returns the n documents f admits with the best cheap score for
 // terms (every term must match when every is set, else any), ties broken by
 // id, and how many documents f admits match.
@@ -248,7 +252,10 @@ func (x *lexicalIndex) candidates(terms []Match, every bool, f SearchFilter, n i
 		}
 		return x.compareIDs(a.doc, b.doc)
 	}
-	top := make([]scored, 0, n+1)
+	// A page's few blocks are kept sorted as they fill, most matches
+	// rejected by one comparison; a deep page's many are sorted once.
+	insert := n <= maxInsertedCandidates
+	top := make([]scored, 0, min(n, maxInsertedCandidates)+1)
 	count := 0
 	for i, v := range total {
 		if v <= 0 || !x.docs[i].live || !f.match(&x.docs[i].meta) {
@@ -256,6 +263,10 @@ func (x *lexicalIndex) candidates(terms []Match, every bool, f SearchFilter, n i
 		}
 		count++
 		c := scored{int32(i), v}
+		if !insert {
+			top = append(top, c)
+			continue
+		}
 		if len(top) == n && better(c, top[n-1]) >= 0 {
 			continue
 		}
@@ -264,6 +275,10 @@ func (x *lexicalIndex) candidates(terms []Match, every bool, f SearchFilter, n i
 		if len(top) > n {
 			top = top[:n]
 		}
+	}
+	if !insert {
+		slices.SortFunc(top, better)
+		top = top[:min(n, len(top))]
 	}
 	ids := make([]string, len(top))
 	for i, c := range top {

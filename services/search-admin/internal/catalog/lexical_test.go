@@ -130,10 +130,14 @@ func testKeywordCandidatesAgreeWithScoringEveryServico(t *testing.T, format stri
 		for _, q := range queries {
 			for _, every := range []bool{true, false} {
 				for _, f := range filters {
-					got, total, ok := ix.KeywordCandidates("v3", q.terms, every, f, 7)
-					want, wantTotal := bruteCandidates(entries, q.terms, every, f, 7)
-					if !ok || total != wantTotal || !slices.Equal(got, want) {
-						t.Errorf("%s, %s (every word %v, filter %+v): got %v (total %d), want %v (total %d)", stage, q.name, every, f, got, total, want, wantTotal)
+					// A page's candidates, kept sorted as they come, and a deep
+					// page's, more than every match here, sorted at once.
+					for _, n := range []int{7, maxInsertedCandidates + 1} {
+						got, total, ok := ix.KeywordCandidates("v3", q.terms, every, f, n)
+						want, wantTotal := bruteCandidates(entries, q.terms, every, f, n)
+						if !ok || total != wantTotal || !slices.Equal(got, want) {
+							t.Errorf("%s, %s (every word %v, filter %+v, %d candidates): got %v (total %d), want %v (total %d)", stage, q.name, every, f, n, got, total, want, wantTotal)
+						}
 					}
 				}
 			}

@@ -71,9 +71,9 @@ type SearchConfig struct {
 	// Candidates is how many of each ranking hybrid search fuses.
 	Candidates int `env:"SEARCH_HYBRID_CANDIDATES, default=200"`
 	// KeywordCandidates bounds the matches keyword ranking scores exactly:
-	// when more match, the replica's lexical index picks this many (or a
-	// page's worth, if more) by a cheap score and ranks only them by
-	// ts_rank (see RankKeywords); 0 ranks every match in Postgres.
+	// when more match, the replica's lexical index orders them by a cheap
+	// score in blocks of this many and ranks each block a page overlaps by
+	// ts_rank (see keywordSearch); 0 ranks every match in Postgres.
 	KeywordCandidates int `env:"SEARCH_KEYWORD_CANDIDATES, default=200"`
 	// SemanticWeight is the share of the semantic score in a hybrid score,
 	// from 0 (keyword ranking, semantic matches after it) to 1; unset, the

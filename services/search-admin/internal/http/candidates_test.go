@@ -1,8 +1,12 @@
 package http_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +121,40 @@ func (a *testApp) searchFindsOnly(t *testing.T, q url.Values, name string) {
 			t.Fatalf("5 s after the catalog learnt the word, %q still finds %v, want only [%s]", q.Get("q"), got, name)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestKeywordPagesPastTheCandidatesShowEveryMatchOnce pages through more
+// keyword matches than SEARCH_KEYWORD_CANDIDATES, with ranks the cheap
+// score cannot tell apart (every Servico has the word in its name, and
+// 0-4 more times in its description): every page must be a slice of one
+// order, so the pages together show every match once, whatever the page
+// size. Ranking each page's own candidates showed some twice and lost others.
+func TestKeywordPagesPastTheCandidatesShowEveryMatchOnce(t *testing.T) {
+	t.Parallel()
+	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
+	app := newAppOn(t, dsn, idp, embedding.Hash{}, func(c *searchadmin.Config) { c.Search.KeywordCandidates = 5 })
+	const n = 23
+	for i := range n {
+		app.publish(t, map[string]any{
+			"nome_servico":       fmt.Sprintf("Zqxrank serviço %d", i),
+			"descricao_completa": "Descrição." + strings.Repeat(" Zqxrank aqui.", (i*7)%5),
+		})
+	}
+	app.waitForVectors(t, n)
+	for _, perPage := range []int{2, 4, 7, 10} {
+		var seen []string
+		for page := 1; (page-1)*perPage < n; page++ {
+			q := url.Values{"q": {"zqxrank"}, "mode": {catalog.ModeKeyword}, "per_page": {strconv.Itoa(perPage)}, "page": {strconv.Itoa(page)}}
+			p := app.searchPage(t, q)
+			if p.Meta.Total != n {
+				t.Fatalf("per_page %d, page %d: total %d, want %d", perPage, page, p.Meta.Total, n)
+			}
+			seen = append(seen, ids(p)...)
+		}
+		distinct := slices.Compact(slices.Sorted(slices.Values(seen)))
+		if len(seen) != n || len(distinct) != n {
+			t.Errorf("per_page %d: the pages showed %d hits, %d distinct; want each of the %d matches once", perPage, len(seen), len(distinct), n)
+		}
 	}
 }
