@@ -71,6 +71,17 @@ func RefuseQuery(code string) gin.HandlerFunc {
 	}
 }
 
+// RefuseBody checks the body of an operation that takes none
+// (problem.DecodeNone): none, a blank one or {} passes, a member is a 422
+// "unknown_field" and anything else a 400, 413 or 415. A DELETE that
+// ignored its body deleted whatever the body said, and a GET whose
+// filters were sent as JSON answered as if they applied.
+func RefuseBody(c *gin.Context) {
+	if err := problem.DecodeNone(c.Request); err != nil {
+		problem.Abort(c, err)
+	}
+}
+
 // OpenAPI serves a program's OpenAPI document (conventionally at
 // /openapi.json, without a token), cacheable for five minutes.
 func OpenAPI(doc []byte) gin.HandlerFunc {

@@ -284,3 +284,36 @@ func TestAQueryParameterNoOperationReadsIsRefused(t *testing.T) {
 		t.Errorf("a refused create was stored: %s", list.Body)
 	}
 }
+
+// An operation that takes no body refuses one, and changes nothing: a
+// DELETE whose body is not even JSON must not delete, and a list sent its
+// filters as JSON must not answer as if they applied.
+func TestABodyNoOperationReadsIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.mustCreate("/api/v1/empresas", map[string]any{"nome": "Acme"})
+	for _, tc := range []struct {
+		method, path, who string
+		body              any
+		contentType       string
+		want              int
+	}{
+		{http.MethodDelete, at("empresas", id(a)), admin, map[string]any{"x": 1}, "application/json", http.StatusUnprocessableEntity},
+		{http.MethodDelete, at("empresas", id(a)), admin, `{"nome": `, "application/json", http.StatusBadRequest},
+		{http.MethodDelete, at("empresas", id(a)), admin, "garbage", "text/plain", http.StatusUnsupportedMediaType},
+		{http.MethodGet, at("empresas", id(a)), readOnly, map[string]any{"nome": "Acme"}, "application/json", http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/empresas", readOnly, map[string]any{"nome": "Outra"}, "application/json", http.StatusUnprocessableEntity},
+	} {
+		req := e.request(tc.method, tc.path, tc.who, tc.body)
+		req.Header.Set("Content-Type", tc.contentType)
+		got := e.send(req)
+		expectStatus(t, got, tc.want)
+	}
+	got := e.do(http.MethodGet, at("empresas", id(a)), readOnly, nil)
+	expectStatus(t, got, http.StatusOK)
+	// No body, a blank one or an empty object is no body.
+	got = e.do(http.MethodGet, "/api/v1/empresas", readOnly, " \n")
+	expectStatus(t, got, http.StatusOK)
+	got = e.do(http.MethodDelete, at("empresas", id(a)), admin, map[string]any{})
+	expectStatus(t, got, http.StatusNoContent)
+}

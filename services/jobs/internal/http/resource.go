@@ -42,11 +42,11 @@ func (r resource[In, Out, F]) link(c *gin.Context, id int64) {
 }
 
 func (r resource[In, Out, F]) register(api *gin.RouterGroup, g guards) {
-	api.GET("/"+r.path, g.read, r.list) // reads its parameters and refuses the rest
+	api.GET("/"+r.path, g.read, server.RefuseBody, r.list) // reads its parameters and refuses the rest
 	api.POST("/"+r.path, g.write, noQuery, g.idempotent(r.create))
-	api.GET("/"+r.path+"/:id", g.read, noQuery, r.get)
+	api.GET("/"+r.path+"/:id", g.read, noQuery, server.RefuseBody, r.get)
 	api.PUT("/"+r.path+"/:id", g.write, noQuery, r.update)
-	api.DELETE("/"+r.path+"/:id", g.write, noQuery, r.delete)
+	api.DELETE("/"+r.path+"/:id", g.write, noQuery, server.RefuseBody, r.delete)
 }
 
 func (r resource[In, Out, F]) list(c *gin.Context) {

@@ -115,3 +115,48 @@ func newSearchRequest(app *testApp, rawQuery string) *http.Request {
 	req.Header.Set("Authorization", "Bearer "+app.token("reader"))
 	return req
 }
+
+// TestABodyNoOperationReadsIsRefusedAndChangesNothing sends bodies to the
+// operations that take none: a DELETE whose body is not even JSON must not
+// delete, and search or a list sent its filters as JSON must not answer as
+// if they applied. No body, a blank one or {} is no body.
+func TestABodyNoOperationReadsIsRefusedAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	sv := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
+	path := "/api/v1/admin/services/" + sv.ID
+	before := app.catalogRows(t)
+	for _, tc := range []struct {
+		method, path, contentType, body string
+		want                            int
+	}{
+		{http.MethodDelete, path, "application/json", `{"x": 1}`, http.StatusUnprocessableEntity},
+		{http.MethodDelete, path, "application/json", `{"nome_servico": `, http.StatusBadRequest},
+		{http.MethodDelete, path, "text/plain", "garbage", http.StatusUnsupportedMediaType},
+		{http.MethodGet, path, "application/json", `{"x": 1}`, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/admin/services?per_page=1", "application/json", `{"status": 1}`, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/search?q=iptu", "application/json", `{"mode": "keyword"}`, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/admin/migration/status", "application/json", `[]`, http.StatusBadRequest},
+		{http.MethodPost, path + "/unpublish", "application/json", `{"status": 1}`, http.StatusUnprocessableEntity},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", tc.contentType)
+		req.Header.Set("Authorization", "Bearer "+app.token("catalog-admin"))
+		if got := app.serve(req); got.Status != tc.want {
+			t.Errorf("%s %s with %q: %d %s, want %d", tc.method, tc.path, tc.body, got.Status, got.Body, tc.want)
+		} else {
+			got.problem(t)
+		}
+	}
+	if after := app.catalogRows(t); after != before {
+		t.Errorf("refused requests changed the catalog:\nbefore %s\nafter  %s", before, after)
+	}
+	for _, body := range []any{nil, " \n", map[string]any{}} {
+		if got := app.do(http.MethodGet, "/api/v1/search?q=iptu", "catalog-admin", body); got.Status != http.StatusOK {
+			t.Errorf("search with the body %v: %d %s", body, got.Status, got.Body)
+		}
+	}
+	if got := app.do(http.MethodDelete, path, "catalog-admin", map[string]any{}); got.Status != http.StatusNoContent {
+		t.Errorf("delete with {}: %d %s", got.Status, got.Body)
+	}
+}

@@ -48,28 +48,29 @@ func Routes(e *gin.Engine, api API) {
 	reindexRead, reindexWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
 	v1 := e.Group("/api/v1", auth.Middleware(api.Auth))
 	// Operations that read no query parameter refuse one (the lists and
-	// search read theirs and refuse the rest).
-	none := server.RefuseQuery("unknown_field")
-	v1.GET("/search", auth.RequireScope(ScopeSearch), h.search)
+	// search read theirs and refuse the rest); those that take no body
+	// refuse one.
+	none, noBody := server.RefuseQuery("unknown_field"), server.RefuseBody
+	v1.GET("/search", auth.RequireScope(ScopeSearch), noBody, h.search)
 	admin := v1.Group("/admin")
-	admin.GET("/services", read, h.list)
+	admin.GET("/services", read, noBody, h.list)
 	idem := api.Idempotency
 	admin.POST("/services", write, none, idem(h.create))
-	admin.GET("/services/:id", read, none, h.get)
+	admin.GET("/services/:id", read, none, noBody, h.get)
 	admin.PUT("/services/:id", write, none, h.replace)
-	admin.DELETE("/services/:id", write, none, h.delete)
-	admin.POST("/services/:id/publish", write, none, idem(h.setStatus(catalog.StatusPublished)))
-	admin.POST("/services/:id/unpublish", write, none, idem(h.setStatus(catalog.StatusDraft)))
-	admin.GET("/synonyms", read, h.listSynonyms)
+	admin.DELETE("/services/:id", write, none, noBody, h.delete)
+	admin.POST("/services/:id/publish", write, none, noBody, idem(h.setStatus(catalog.StatusPublished)))
+	admin.POST("/services/:id/unpublish", write, none, noBody, idem(h.setStatus(catalog.StatusDraft)))
+	admin.GET("/synonyms", read, noBody, h.listSynonyms)
 	admin.POST("/synonyms", write, none, idem(h.createSynonym))
-	admin.GET("/synonyms/:id", read, none, h.getSynonym)
+	admin.GET("/synonyms/:id", read, none, noBody, h.getSynonym)
 	admin.PUT("/synonyms/:id", write, none, h.replaceSynonym)
-	admin.DELETE("/synonyms/:id", write, none, h.deleteSynonym)
-	admin.GET("/migration/schemas", reindexRead, none, h.schemas)
-	admin.GET("/migration/status", reindexRead, none, h.reindexStatus)
-	admin.GET("/migration/history", reindexRead, h.reindexHistory)
+	admin.DELETE("/synonyms/:id", write, none, noBody, h.deleteSynonym)
+	admin.GET("/migration/schemas", reindexRead, none, noBody, h.schemas)
+	admin.GET("/migration/status", reindexRead, none, noBody, h.reindexStatus)
+	admin.GET("/migration/history", reindexRead, noBody, h.reindexHistory)
 	admin.POST("/migration/start", reindexWrite, none, idem(h.startReindex))
-	admin.POST("/migration/rollback", reindexWrite, none, idem(h.rollbackReindex))
+	admin.POST("/migration/rollback", reindexWrite, none, noBody, idem(h.rollbackReindex))
 	e.GET("/openapi.json", server.OpenAPI(OpenAPI))
 }
 
