@@ -180,6 +180,12 @@ func TestSearchRefusesBadParametersAndSurvivesHostileText(t *testing.T) {
 	if resp := app.do(http.MethodGet, "/api/v1/search", "reader", nil); resp.Status != http.StatusUnprocessableEntity {
 		t.Errorf("a search without q answered %d", resp.Status)
 	}
+	// A mode given empty is no mode: a 422, as an empty page is, not the default.
+	if resp := app.do(http.MethodGet, "/api/v1/search?q=alvara&mode=", "reader", nil); resp.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a search with mode= answered %d %s", resp.Status, resp.Body)
+	} else if errs := resp.problem(t).Errors; len(errs) != 1 || errs[0].Field != "mode" {
+		t.Errorf("a search with mode=: violations %+v, want one on mode", errs)
+	}
 	if page := app.searchPage(t, url.Values{"q": {"alvara"}, "per_page": {"500"}}); page.Meta.PerPage != 100 || page.Meta.Mode != "hybrid" {
 		t.Errorf("per_page not clamped or mode not hybrid by default: %+v", page.Meta)
 	}

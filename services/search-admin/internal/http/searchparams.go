@@ -48,6 +48,9 @@ func parseSearch(q url.Values) (catalog.SearchQuery, error) {
 	}
 	switch s.Mode {
 	case "":
+		if q.Has("mode") { // given empty: a 422, as an empty number or boolean is, not the default
+			v.Add("mode", "invalid_value", "must be keyword, semantic or hybrid")
+		}
 		s.Mode = catalog.ModeHybrid
 	case catalog.ModeKeyword, catalog.ModeSemantic, catalog.ModeHybrid:
 	default:
