@@ -81,7 +81,7 @@ func (sc Schema) Document(s *Servico) Document {
 	var lines []string
 	for _, f := range sc.Fields {
 		for _, text := range fieldValues[f.Name](s) {
-			text = strings.Join(strings.Fields(text), " ")
+			text = strings.Join(strings.Fields(textnorm.Visible(text)), " ")
 			if text == "" {
 				continue
 			}

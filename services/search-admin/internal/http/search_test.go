@@ -48,6 +48,32 @@ func TestSearchIgnoresAccentsAndCase(t *testing.T) {
 	}
 }
 
+// Invisible characters inside a word (a zero-width space, a soft hyphen,
+// pasted from a web page) neither hide a Servico whose text holds them nor
+// break the query that holds them: both sides read one word.
+func TestInvisibleCharactersInsideWordsDoNotBreakSearch(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	app.publish(t, map[string]any{"nome_servico": "Marca\u00adção de con\u200bsulta", "resumo": "Agende na unidade."})
+	app.publish(t, map[string]any{"nome_servico": "Vacinação antirrábica", "resumo": "Cães e gatos."})
+	app.waitForVectors(t, 2)
+	for q, want := range map[string]string{
+		"marcacao de consulta":          "Marca\u00adção de con\u200bsulta",
+		"consulta":                      "Marca\u00adção de con\u200bsulta",
+		"vaci\u200bnação":               "Vacinação antirrábica",
+		"\u202eantirr\u00adabica\u202c": "Vacinação antirrábica",
+		"ga\u200btos":                   "Vacinação antirrábica",
+		"unida\u200bde":                 "Marca\u00adção de con\u200bsulta",
+	} {
+		for _, mode := range []string{catalog.ModeKeyword, catalog.ModeHybrid} {
+			page := app.searchPage(t, url.Values{"q": {q}, "mode": {mode}})
+			if len(page.Data) == 0 || page.Data[0].NomeServico != want {
+				t.Errorf("%s search for %q: results %q, want %q first", mode, q, names(page), want)
+			}
+		}
+	}
+}
+
 func TestNameMatchesOutrankDescriptionMatches(t *testing.T) {
 	t.Parallel()
 	app := newApp(t)

@@ -12,9 +12,10 @@ import (
 )
 
 // Fold returns s lowercased, in compatibility form (ª → a), with combining
-// marks removed and runs of whitespace collapsed to one space.
+// marks and invisible characters (see Visible) removed and runs of
+// whitespace collapsed to one space.
 func Fold(s string) string {
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), runes.Remove(runes.In(unicode.Cf)), norm.NFC)
 	folded, _, err := transform.String(t, s)
 	if err != nil {
 		folded = s
@@ -27,11 +28,31 @@ func Words(s string) []string {
 	return strings.FieldsFunc(Fold(s), notWord)
 }
 
+// Visible returns s without its invisible format characters (Unicode's
+// Cf: zero-width space and joiners, soft hyphen, direction marks and
+// embeddings, word joiner, byte order mark). Text pasted from web pages
+// and documents carries them inside words: "sa\u200bude" is "saude" to a
+// reader, and two words to a parser that splits on what is not a letter.
+func Visible(s string) string {
+	if strings.IndexFunc(s, isFormat) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isFormat(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isFormat(r rune) bool { return r >= 0xAD && unicode.Is(unicode.Cf, r) }
+
 // Tokens returns the words of s lowercased with their accents, composed
-// (NFC): maximal runs of letters, digits and combining marks, so that
-// Fold of each token is a word of Words(s) for Portuguese text.
+// (NFC), without invisible characters (Visible): maximal runs of letters,
+// digits and combining marks, so that Fold of each token is a word of
+// Words(s) for Portuguese text.
 func Tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(norm.NFC.String(s)), func(r rune) bool {
+	return strings.FieldsFunc(strings.ToLower(norm.NFC.String(Visible(s))), func(r rune) bool {
 		return notWord(r) && !unicode.Is(unicode.Mn, r)
 	})
 }

@@ -50,3 +50,20 @@ func TestTokensKeepAccentsAndFoldToWords(t *testing.T) {
 		t.Errorf("folded tokens %q differ from Words %q", folded, words)
 	}
 }
+
+// Invisible characters pasted inside a word leave one word: zero-width
+// space, joiners, soft hyphen, direction marks, word joiner, BOM.
+func TestInvisibleCharactersDoNotSplitWords(t *testing.T) {
+	t.Parallel()
+	text := "Sa\u200búde \u200dma\u00adtrí\u200ccula \u202eiptu\u202c \u2060vaci\ufeffna\u200f"
+	want := []string{"saúde", "matrícula", "iptu", "vacina"}
+	if got := Tokens(text); !slices.Equal(got, want) {
+		t.Errorf("Tokens = %q, want %q", got, want)
+	}
+	if got, want := Words(text), []string{"saude", "matricula", "iptu", "vacina"}; !slices.Equal(got, want) {
+		t.Errorf("Words = %q, want %q", got, want)
+	}
+	if got := Visible("plain text: ação 🚌"); got != "plain text: ação 🚌" {
+		t.Errorf("Visible changed visible text: %q", got)
+	}
+}
