@@ -118,9 +118,14 @@ func checkContentType(ct string) error {
 	if ct == "" {
 		return Errorf(EMEDIATYPE, "Content-Type must be application/json")
 	}
-	mt, _, err := mime.ParseMediaType(ct)
+	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
 		return Errorf(EMEDIATYPE, "Content-Type must be application/json")
+	}
+	// JSON is UTF-8 (RFC 8259): a body declared in another charset would be
+	// read as UTF-8 and stored misread, so it is refused.
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		return Errorf(EMEDIATYPE, "the body must be UTF-8, not charset=%s", cs)
 	}
 	return nil
 }

@@ -51,6 +51,8 @@ func TestDecodeJSONRejectsBodiesThatAreNotJSONObjects(t *testing.T) {
 		{"a missing content type is unsupported", `{}`, "", 0, problem.EMEDIATYPE},
 		{"a form content type is unsupported", `a=b`, "application/x-www-form-urlencoded", 0, problem.EMEDIATYPE},
 		{"text/plain is unsupported even with JSON inside", `{}`, "text/plain", 0, problem.EMEDIATYPE},
+		{"JSON declared in another charset than UTF-8 is unsupported", `{"nome_servico":"Certid\xe3o"}`, "application/json; charset=latin1", 0, problem.EMEDIATYPE},
+		{"JSON declared as UTF-16 is unsupported", `{}`, "application/json; charset=UTF-16", 0, problem.EMEDIATYPE},
 		{"a body over the limit is too large", `{"nome_servico":"` + strings.Repeat("x", 2048) + `"}`, "application/json", 1024, problem.ETOOLARGE},
 		{"an empty body is malformed", ``, "application/json", 0, problem.EMALFORMED},
 		{"truncated JSON is malformed", `{"nome_servico":`, "application/json", 0, problem.EMALFORMED},
@@ -76,7 +78,7 @@ func TestDecodeJSONRejectsBodiesThatAreNotJSONObjects(t *testing.T) {
 
 func TestDecodeJSONAcceptsJSONMediaTypesWithParameters(t *testing.T) {
 	t.Parallel()
-	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/merge-patch+json"} {
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json; charset=UTF-8", "application/json;charset=\"utf-8\"", "application/merge-patch+json"} {
 		var dst servico
 		var v problem.Violations
 		if err := problem.DecodeJSON(request(`{"nome_servico":"Certidão"}`, ct, 0), &dst, &v); err != nil {
