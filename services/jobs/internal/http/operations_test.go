@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
 
 // The four operations of the API document (section 4, operations 3 to 6).
@@ -89,6 +91,9 @@ func TestCreateEmpregoRejectsEachRule(t *testing.T) {
 			delete(m, "titulo")
 			m["tipo_contratacao"], m["latitude"], m["salario_min"], m["salario_max"] = "X", 91, 5, 1
 		}, []string{"titulo", "tipo_contratacao", "latitude", "salario_min"}},
+		{"an unknown reference is listed beside the other violations", func(m map[string]any) {
+			m["titulo"], m["empresa_id"], m["orgao_id"] = "", 999999, "x"
+		}, []string{"titulo", "orgao_id", "empresa_id"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,5 +238,52 @@ func TestDocumentOperationsNeedTokenAndScope(t *testing.T) {
 	})
 	if got := e.count("escolaridades"); got != 1 {
 		t.Errorf("refused requests left %d escolaridades, want 1", got)
+	}
+}
+
+// A replace that breaks a rule also names the references that point at no
+// row, so a client fixes every mistake from one 422 (a curso's categoria_ids
+// as well as an emprego's single ids), and neither a rule nor a reference
+// that v already flags is looked up twice.
+func TestAReplaceListsUnknownReferencesBesideTheOtherViolations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cat := e.mustCreate("/api/v1/categorias", map[string]any{"nome": "Tecnologia"})
+	curso := e.mustCreate("/api/v1/cursos", map[string]any{"title": "Go", "modalidade": "Remoto", "categoria_ids": []int64{id(cat)}})
+	res := e.do(http.MethodPut, at("cursos", id(curso)), admin, map[string]any{"title": " ", "modalidade": "Remoto", "categoria_ids": []int64{id(cat), 999999}})
+	expectFields(t, res, "title", "categoria_ids")
+	if !strings.Contains(string(res.Body), "999999") {
+		t.Errorf("the 422 does not name the missing categoria 999999: %s", res.Body)
+	}
+	got := e.do(http.MethodGet, at("cursos", id(curso)), readOnly, nil)
+	expectStatus(t, got, http.StatusOK)
+	if got.object(t)["title"] != "Go" {
+		t.Errorf("a refused replace changed the curso: %s", got.Body)
+	}
+}
+
+// Repeated categoria_ids count once (README), so the limit of 100 is on
+// distinct categorias: 150 copies of one id are one categoria, 101
+// distinct ids are too many.
+func TestTheLimitOfCategoriaIDsCountsDistinctIDs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cat := e.mustCreate("/api/v1/categorias", map[string]any{"nome": "Saúde"})
+	same := make([]int64, 150)
+	for i := range same {
+		same[i] = id(cat)
+	}
+	curso := e.mustCreate("/api/v1/cursos", map[string]any{"title": "Primeiros socorros", "modalidade": "Remoto", "categoria_ids": same})
+	if cats, _ := curso["categorias"].([]any); len(cats) != 1 {
+		t.Errorf("150 copies of one categoria id gave categorias %v, want one", curso["categorias"])
+	}
+	distinct := make([]int64, jobs.MaxCategorias+1)
+	for i := range distinct {
+		distinct[i] = int64(1000 + i)
+	}
+	res := e.do(http.MethodPost, "/api/v1/cursos", admin, map[string]any{"title": "Demais", "modalidade": "Remoto", "categoria_ids": distinct})
+	expectFields(t, res, "categoria_ids")
+	if !strings.Contains(string(res.Body), `"code":"max_length"`) {
+		t.Errorf("101 distinct categoria ids: %s, want a max_length", res.Body)
 	}
 }

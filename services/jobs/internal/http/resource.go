@@ -62,7 +62,7 @@ func (r resource[In, Out, F]) list(c *gin.Context) {
 }
 
 func (r resource[In, Out, F]) create(c *gin.Context) {
-	in, err := decode(c, r.readOnly, r.validateNew)
+	in, err := r.decode(c, r.validateNew)
 	if err != nil {
 		problem.Abort(c, err)
 		return
@@ -94,7 +94,7 @@ func (r resource[In, Out, F]) update(c *gin.Context) {
 		problem.Abort(c, err)
 		return
 	}
-	in, err := decode(c, r.readOnly, r.validate)
+	in, err := r.decode(c, r.validate)
 	if err != nil {
 		problem.Abort(c, err)
 		return
@@ -116,6 +116,24 @@ func (r resource[In, Out, F]) delete(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
+}
+
+// decode reads a body of the resource as the package's decode does; when
+// it breaks a rule, the references that point at no row are looked up and
+// listed in the same 422, which the write's foreign keys would otherwise
+// report only on the next try. A failed lookup leaves them out.
+func (r resource[In, Out, F]) decode(c *gin.Context, rules func(*In, *problem.Violations)) (*In, error) {
+	refs, ok := r.store.(jobs.References[In])
+	if !ok {
+		return decode(c, r.readOnly, rules)
+	}
+	return decode(c, r.readOnly, func(in *In, v *problem.Violations) {
+		if rules(in, v); v.Len() > 0 {
+			// The 422 stands without them: the write's foreign keys name
+			// them when the client sends the body again.
+			_ = refs.Dangling(c.Request.Context(), in, v)
+		}
+	})
 }
 
 // decode reads the JSON body into a new In and applies rules, so that one

@@ -109,15 +109,15 @@ func (in *CursoInput) validateCategorias(v *problem.Violations) {
 	if v.Has("categoria_ids") {
 		return
 	}
-	if len(in.CategoriaIDs) > MaxCategorias {
-		v.Addf("categoria_ids", CodeMaxLength, "must hold at most %d identifiers", MaxCategorias)
-		return
-	}
 	for i, id := range in.CategoriaIDs {
 		positiveID(v, "categoria_ids["+strconv.Itoa(i)+"]", &id)
 	}
+	// Repeated ids count once: the limit is on distinct categorias.
 	slices.Sort(in.CategoriaIDs)
 	in.CategoriaIDs = slices.Compact(in.CategoriaIDs)
+	if len(in.CategoriaIDs) > MaxCategorias && !v.Has("categoria_ids") {
+		v.Addf("categoria_ids", CodeMaxLength, "must hold at most %d distinct identifiers", MaxCategorias)
+	}
 }
 
 // CursoFilter selects courses in a list; nil members do not filter.

@@ -6,7 +6,11 @@
 // it leaves open are in docs/decisions.md#job-postings-and-courses.
 package jobs
 
-import "context"
+import (
+	"context"
+
+	"github.com/municipal-apis/platform/pkg/problem"
+)
 
 // Resource is the storage of one kind of resource: In is what a client sends,
 // Out what it gets back, F the filter of its list.
@@ -22,6 +26,14 @@ type Resource[In, Out, F any] interface {
 	// Delete removes the resource with id; a resource still referenced by
 	// others is a conflict.
 	Delete(ctx context.Context, id int64) error
+}
+
+// References is implemented by the storage of a resource whose input
+// refers to other rows (a posting's empresa_id, a course's categoria_ids).
+type References[In any] interface {
+	// Dangling adds to v a "not_found" violation for every reference of in
+	// that points at no row; references v already flags are not looked up.
+	Dangling(ctx context.Context, in *In, v *problem.Violations) error
 }
 
 // EmpregoService stores job postings and moves them through their status machine.

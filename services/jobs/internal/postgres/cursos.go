@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/problem"
 
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
@@ -30,6 +31,11 @@ func (s cursos) Create(ctx context.Context, in *jobs.CursoInput) (*jobs.Curso, e
 		return withCategorias(tx, row, &out)
 	})
 	return orNil(&out, mapErr("create curso", explainDangling(ctx, s.db, err, cursoTargets(in))))
+}
+
+// Dangling implements jobs.References.
+func (s cursos) Dangling(ctx context.Context, in *jobs.CursoInput, v *problem.Violations) error {
+	return addDangling(pg.Conn(ctx, s.db), v, cursoTargets(in)...)
 }
 
 // Get returns the course with id and its categorias.

@@ -7,6 +7,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/municipal-apis/platform/pkg/pg"
+	"github.com/municipal-apis/platform/pkg/problem"
 
 	"github.com/municipal-apis/platform/services/jobs/internal/jobs"
 )
@@ -27,6 +28,11 @@ func (s empregos) Create(ctx context.Context, in *jobs.EmpregoInput) (*jobs.Empr
 		return withRelations(tx, row, &out)
 	})
 	return orNil(&out, mapErr("create emprego", explainDangling(ctx, s.db, err, empregoTargets(in))))
+}
+
+// Dangling implements jobs.References.
+func (s empregos) Dangling(ctx context.Context, in *jobs.EmpregoInput, v *problem.Violations) error {
+	return addDangling(pg.Conn(ctx, s.db), v, empregoTargets(in)...)
 }
 
 // Get returns the posting with id and its relation objects.

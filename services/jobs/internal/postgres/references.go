@@ -83,8 +83,17 @@ func explainDangling(ctx context.Context, db *gorm.DB, err error, targets []targ
 // dangling returns one 422 naming every reference that points at no row.
 func dangling(tx *gorm.DB, targets ...target) error {
 	var v problem.Violations
+	if err := addDangling(tx, &v, targets...); err != nil {
+		return err
+	}
+	return v.Err()
+}
+
+// addDangling adds to v a violation for every reference that points at no
+// row, skipping the members v already flags (a wrong type, too many ids).
+func addDangling(tx *gorm.DB, v *problem.Violations, targets ...target) error {
 	for _, t := range targets {
-		if len(t.ids) == 0 {
+		if len(t.ids) == 0 || v.Has(t.field) {
 			continue
 		}
 		var found []int64
@@ -97,5 +106,5 @@ func dangling(tx *gorm.DB, targets ...target) error {
 			}
 		}
 	}
-	return v.Err()
+	return nil
 }
