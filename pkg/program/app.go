@@ -27,8 +27,16 @@ func Serve[C any, A App](ctx context.Context, newApp func(context.Context, C) (A
 }
 
 // Commands runs the subcommand args[0] names with the arguments after it;
-// no arguments run "serve".
+// no arguments run "serve", and help (IsHelp) answers with the Usage.
 func Commands(ctx context.Context, args []string, commands map[string]RunFunc) error {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if IsHelp(args) {
+		return Usage(" [" + strings.Join(names, " | ") + "]\n\nWithout a command it runs serve. Every setting is an environment variable (see the README).")
+	}
 	name := "serve"
 	if len(args) > 0 {
 		name, args = args[0], args[1:]
@@ -36,10 +44,5 @@ func Commands(ctx context.Context, args []string, commands map[string]RunFunc) e
 	if run, ok := commands[name]; ok {
 		return run(ctx, args)
 	}
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	slices.Sort(names)
 	return fmt.Errorf("unknown command %q (want %s)", name, strings.Join(names, " or "))
 }

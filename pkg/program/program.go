@@ -5,10 +5,12 @@ package program
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -34,10 +36,44 @@ func MainCode(run func(ctx context.Context, args []string) int) {
 }
 
 // Run calls run and reports its error on stderr; it returns the exit status.
+// A Usage is no failure: it is printed after "usage: name" and the status is 0.
 func Run(ctx context.Context, name string, args []string, stderr io.Writer, run RunFunc) int {
-	if err := run(ctx, args); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return 1
+	err := run(ctx, args)
+	var usage Usage
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "usage: %s%s\n", name, string(usage))
+		return 0
 	}
-	return 0
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	return 1
+}
+
+// Usage is a command's answer to a request for help: the text after
+// "usage: name" that Run prints.
+type Usage string
+
+func (u Usage) Error() string { return "usage:" + string(u) }
+
+// IsHelp reports whether args ask for help: -h, -help, --help or help alone.
+func IsHelp(args []string) bool {
+	return len(args) == 1 && slices.Contains([]string{"-h", "-help", "--help", "help"}, args[0])
+}
+
+// EnvOnly is the RunFunc of a command configured by its environment alone
+// (the gateway, devidp): help answers where the settings are documented,
+// and any other argument is refused, so a habit of -h or a stray argument
+// never starts a server on the default ports.
+func EnvOnly(doc string, run func(context.Context) error) RunFunc {
+	return func(ctx context.Context, args []string) error {
+		switch {
+		case IsHelp(args):
+			return Usage("\n\nIt takes no arguments: every setting is an environment variable (" + doc + ").")
+		case len(args) > 0:
+			return fmt.Errorf("takes no arguments, every setting is an environment variable (%s); got %q", doc, args)
+		}
+		return run(ctx)
+	}
 }

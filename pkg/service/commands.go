@@ -21,13 +21,13 @@ type Configured interface {
 // migrate [-create-database] applies sets to the service's database.
 func Commands[C Configured, A program.App](ctx context.Context, args []string, cfg C,
 	newApp func(context.Context, C) (A, error), sets []pg.Set) error {
-	shared := cfg.Shared()
-	if shared.Logger == nil {
-		shared.Logger = slog.Default()
-	}
 	return program.Commands(ctx, args, map[string]program.RunFunc{
 		"serve": func(ctx context.Context, _ []string) error { return program.Serve(ctx, newApp, cfg) },
 		"migrate": func(ctx context.Context, args []string) error {
+			shared := cfg.Shared()
+			if shared.Logger == nil {
+				shared.Logger = slog.Default()
+			}
 			return pg.MigrateCommand(ctx, shared.DB, shared.Logger, args, sets...)
 		},
 	})
@@ -40,6 +40,10 @@ func Commands[C Configured, A program.App](ctx context.Context, args []string, c
 func Main[C Configured, A program.App](ctx context.Context, args []string, env envconfig.Lookuper,
 	load func(context.Context, envconfig.Lookuper) (C, error),
 	newApp func(context.Context, C) (A, error), sets []pg.Set) error {
+	if program.IsHelp(args) { // before the configuration, which help must not need
+		var none C
+		return Commands(ctx, args, none, newApp, sets)
+	}
 	cfg, err := load(ctx, env)
 	if err != nil {
 		return err

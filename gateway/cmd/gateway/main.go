@@ -22,7 +22,7 @@ import (
 
 func main() {
 	collectLessOften()
-	program.Main("gateway", func(ctx context.Context, _ []string) error { return realMain(ctx) })
+	program.Main("gateway", program.EnvOnly("gateway/README.md", realMain))
 }
 
 // gcPercent is the gateway's GOGC unless the environment sets one. Its live

@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	program.Main("devidp", func(ctx context.Context, _ []string) error { return realMain(ctx) })
+	program.Main("devidp", program.EnvOnly("pkg/devidp/README.md", realMain))
 }
 
 // realMain reads the configuration and serves until ctx is done.
