@@ -86,6 +86,8 @@ func TestCreateEmpregoRejectsEachRule(t *testing.T) {
 		{"a string where a number belongs is rejected", func(m map[string]any) { m["numero_vagas"] = "3" }, []string{"numero_vagas"}},
 		{"an unknown member is rejected", func(m map[string]any) { m["salary"] = 1000 }, []string{"salary"}},
 		{"a NUL character in text is rejected", func(m map[string]any) { m["descricao"] = "a\x00b" }, []string{"descricao"}},
+		{"a line break in titulo is rejected", func(m map[string]any) { m["titulo"] = "Padeiro\r\nX-Injected: 1" }, []string{"titulo"}},
+		{"an escape in titulo is rejected", func(m map[string]any) { m["titulo"] = "Padeiro \x1b[31mvermelho" }, []string{"titulo"}},
 		{"a titulo over 255 characters is rejected", func(m map[string]any) { m["titulo"] = strings.Repeat("é", 256) }, []string{"titulo"}},
 		{"every violation is listed at once", func(m map[string]any) {
 			delete(m, "titulo")
@@ -130,6 +132,9 @@ func TestCreateEscolaridade(t *testing.T) {
 		{"a numeric nivel is a 422", map[string]any{"nivel": 3}, http.StatusUnprocessableEntity},
 		{"the same nivel in another case is a 409", map[string]any{"nivel": "SUPERIOR COMPLETO"}, http.StatusConflict},
 		{"the same nivel with surrounding spaces is a 409", map[string]any{"nivel": " superior completo "}, http.StatusConflict},
+		{"a nivel with a control character is a 422", map[string]any{"nivel": "Técnico\u0001"}, http.StatusUnprocessableEntity},
+		{"a nivel with a line break inside is a 422", map[string]any{"nivel": "Técnico\nsuperior"}, http.StatusUnprocessableEntity},
+		{"a nivel with DEL is a 422", map[string]any{"nivel": "Técnico\u007f"}, http.StatusUnprocessableEntity},
 		{"an echoed id and empregos array are ignored", map[string]any{"id": 42, "nivel": "Técnico", "empregos": []any{map[string]any{"id": 1}}}, http.StatusCreated},
 	}
 	for _, tc := range tests {

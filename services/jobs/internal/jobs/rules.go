@@ -3,6 +3,7 @@ package jobs
 import (
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/municipal-apis/platform/pkg/problem"
@@ -38,6 +39,13 @@ func requiredText(v *problem.Violations, field string, s *string, limit int) {
 	*s = strings.TrimSpace(*s)
 	if *s == "" {
 		v.Add(field, CodeRequired, "is required and must not be blank")
+		return
+	}
+	// Every required text is a one-line name or title: a line break, tab,
+	// escape or other control character in it is a mistake (or an attempt
+	// on whoever displays or logs it), never part of the name.
+	if strings.IndexFunc(*s, unicode.IsControl) >= 0 {
+		v.Add(field, CodeInvalidChars, "must not contain control characters (line breaks, tabs, escapes)")
 		return
 	}
 	text(v, field, *s, limit)
