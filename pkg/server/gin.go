@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -32,9 +33,30 @@ func NewGin() *gin.Engine {
 		problem.Abort(c, problem.Errorf(problem.ENOTFOUND, "no resource at %s", c.Request.URL.Path))
 	})
 	e.NoMethod(func(c *gin.Context) {
+		allow := c.Writer.Header().Get("Allow")
+		if c.Request.Method == http.MethodHead && slices.Contains(strings.Split(allow, ", "), http.MethodGet) {
+			headAsGet(e, c)
+			return
+		}
+		if slices.Contains(strings.Split(allow, ", "), http.MethodGet) {
+			c.Writer.Header().Set("Allow", allow+", "+http.MethodHead)
+		}
 		problem.Abort(c, problem.Errorf(problem.EMETHOD, "method %s is not allowed here", c.Request.Method))
 	})
 	return e
+}
+
+// headAsGet answers a HEAD request as its GET route would, without the body
+// (RFC 9110, section 9.3.2: every general-purpose server supports HEAD
+// wherever it supports GET). The GET runs on a copy of the request: the
+// server that owns the original still sees HEAD and drops the body, and the
+// route's token and scope checks apply as they do to a GET.
+func headAsGet(e *gin.Engine, c *gin.Context) {
+	c.Writer.Header().Del("Allow")
+	get := c.Request.Clone(c.Request.Context())
+	get.Method = http.MethodGet
+	c.Request = get
+	e.HandleContext(c)
 }
 
 // checkQuery refuses, with a 400, a query string that does not parse: an

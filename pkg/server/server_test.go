@@ -387,3 +387,47 @@ func TestServeDrainsInFlightRequestsOnShutdown(t *testing.T) {
 		t.Fatal("server still accepts connections after shutdown")
 	}
 }
+
+// HEAD is answered wherever GET is (RFC 9110: every general-purpose server
+// supports both), as the GET route answers it, through its middleware,
+// without a body; a 405 for another method lists HEAD beside GET, and HEAD
+// where there is no GET is still a 405.
+func TestHeadIsAnsweredWhereverGetIs(t *testing.T) {
+	t.Parallel()
+	engine := server.NewGin()
+	var checked atomic.Int32
+	guard := func(c *gin.Context) { checked.Add(1) }
+	engine.GET("/api/v1/things/:id", guard, func(c *gin.Context) {
+		c.Header("X-Thing", c.Param("id"))
+		c.JSON(http.StatusOK, gin.H{"id": c.Param("id")})
+	})
+	engine.POST("/api/v1/orders", func(c *gin.Context) { c.Status(http.StatusCreated) })
+	srv := httptest.NewServer(server.Handler(server.Options{Logger: slog.New(slog.DiscardHandler), Metrics: server.NewMetrics(), App: engine}))
+	defer srv.Close()
+	do := func(method, path string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, string(body)
+	}
+	get, getBody := do(http.MethodGet, "/api/v1/things/7")
+	head, headBody := do(http.MethodHead, "/api/v1/things/7")
+	if head.StatusCode != http.StatusOK || headBody != "" || head.Header.Get("X-Thing") != "7" ||
+		head.Header.Get("Content-Type") != get.Header.Get("Content-Type") || head.Header.Get("Allow") != "" {
+		t.Errorf("HEAD: %d %q, headers %v; GET gave %q, %v", head.StatusCode, headBody, head.Header, getBody, get.Header)
+	}
+	if n := checked.Load(); n != 2 {
+		t.Errorf("the GET route's middleware ran %d times for a GET and a HEAD, want 2", n)
+	}
+	if resp, _ := do(http.MethodPut, "/api/v1/things/7"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("PUT: %d, Allow %q; want 405 allowing GET, HEAD", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if resp, _ := do(http.MethodHead, "/api/v1/orders"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("HEAD where only POST is: %d, Allow %q; want 405 allowing POST", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
