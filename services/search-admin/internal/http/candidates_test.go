@@ -73,9 +73,9 @@ func TestKeywordRankingOfMoreMatchesThanCandidatesFollowsTheCatalog(t *testing.T
 // catalog it is a complete word, so the cached analysis must be dropped.
 func TestACachedQueryAnalysisFollowsTheCatalogsVocabulary(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Cadastro Xptoabc", "resumo": "Inscrição no cadastro."})
-	app.waitForVectors(t, 1)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Cadastro Xptoabc", "resumo": "Inscrição no cadastro."},
+	)
 	q := url.Values{"q": {"xpto"}, "mode": {catalog.ModeKeyword}}
 	for range 2 {
 		if got := names(app.searchPage(t, q)); len(got) != 1 || got[0] != "Cadastro Xptoabc" {
@@ -93,9 +93,9 @@ func TestACachedQueryAnalysisFollowsTheCatalogsVocabulary(t *testing.T) {
 // must be dropped.
 func TestCachedTypoCorrectionsFollowTheCatalogsVocabulary(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Licença sanitária", "resumo": "Vigilância de estabelecimentos."})
-	app.waitForVectors(t, 1)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Licença sanitária", "resumo": "Vigilância de estabelecimentos."},
+	)
 	q := url.Values{"q": {"licensa "}, "mode": {catalog.ModeKeyword}}
 	for range 2 {
 		if got := names(app.searchPage(t, q)); len(got) != 1 || got[0] != "Licença sanitária" {

@@ -251,3 +251,15 @@ var remove = sentinel{}
 func newRequest(method, path, body string) *http.Request {
 	return httptest.NewRequest(method, path, strings.NewReader(body))
 }
+
+// newAppPublishing starts the service as newApp does, publishes each of
+// servicos (changes to validServico) and waits until search holds them all.
+func newAppPublishing(t *testing.T, servicos ...map[string]any) *testApp {
+	t.Helper()
+	app := newApp(t)
+	for _, s := range servicos {
+		app.publish(t, s)
+	}
+	app.waitForVectors(t, len(servicos))
+	return app
+}

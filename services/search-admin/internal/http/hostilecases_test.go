@@ -71,10 +71,10 @@ func TestHostileBodiesGetACleanAnswerAndRefusedOnesChangeNothing(t *testing.T) {
 // ones, text that is not UTF-8 or over 200 characters), never a 5xx.
 func TestHostileSearchQueriesGetACleanAnswer(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Segunda via do IPTU", "resumo": "Guia do imposto predial."})
-	app.publish(t, map[string]any{"nome_servico": "Certidão de Óbito", "resumo": "Registro do falecimento."})
-	app.waitForVectors(t, 2)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Segunda via do IPTU", "resumo": "Guia do imposto predial."},
+		map[string]any{"nome_servico": "Certidão de Óbito", "resumo": "Registro do falecimento."},
+	)
 	cases := hostiletest.Queries(t)
 	if len(cases) < 100 {
 		t.Fatalf("only %d cases loaded", len(cases))

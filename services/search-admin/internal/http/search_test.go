@@ -31,10 +31,10 @@ func names(page catalog.SearchResult) []string {
 
 func TestSearchIgnoresAccentsAndCase(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Certidão de Óbito", "resumo": "Registro do falecimento."})
-	app.publish(t, map[string]any{"nome_servico": "Poda de árvore", "resumo": "Galhos na fiação."})
-	app.waitForVectors(t, 2)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Certidão de Óbito", "resumo": "Registro do falecimento."},
+		map[string]any{"nome_servico": "Poda de árvore", "resumo": "Galhos na fiação."},
+	)
 	for _, q := range []string{"certidao", "CERTIDÃO", "Certidao de obito", "certid", "ÓBITO"} {
 		for _, mode := range []string{catalog.ModeKeyword, catalog.ModeHybrid} {
 			t.Run(mode+" search for "+q+" finds the certidão", func(t *testing.T) {
@@ -53,10 +53,10 @@ func TestSearchIgnoresAccentsAndCase(t *testing.T) {
 // break the query that holds them: both sides read one word.
 func TestInvisibleCharactersInsideWordsDoNotBreakSearch(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Marca\u00adção de con\u200bsulta", "resumo": "Agende na unidade."})
-	app.publish(t, map[string]any{"nome_servico": "Vacinação antirrábica", "resumo": "Cães e gatos."})
-	app.waitForVectors(t, 2)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Marca\u00adção de con\u200bsulta", "resumo": "Agende na unidade."},
+		map[string]any{"nome_servico": "Vacinação antirrábica", "resumo": "Cães e gatos."},
+	)
 	for q, want := range map[string]string{
 		"marcacao de consulta":          "Marca\u00adção de con\u200bsulta",
 		"consulta":                      "Marca\u00adção de con\u200bsulta",
@@ -153,11 +153,11 @@ func TestSearchPaginationIsStable(t *testing.T) {
 
 func TestSearchFiltersCombine(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Licença A", "tema_geral": "Meio ambiente", "orgao_gestor": []string{"SMAC"}})
-	app.publish(t, map[string]any{"nome_servico": "Licença B", "tema_geral": "Meio ambiente", "orgao_gestor": []string{"SMU", "SMAC"}})
-	app.publish(t, map[string]any{"nome_servico": "Licença C", "tema_geral": "Licenciamento", "orgao_gestor": []string{"SMU"}})
-	app.waitForVectors(t, 3)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Licença A", "tema_geral": "Meio ambiente", "orgao_gestor": []string{"SMAC"}},
+		map[string]any{"nome_servico": "Licença B", "tema_geral": "Meio ambiente", "orgao_gestor": []string{"SMU", "SMAC"}},
+		map[string]any{"nome_servico": "Licença C", "tema_geral": "Licenciamento", "orgao_gestor": []string{"SMU"}},
+	)
 	tests := []struct {
 		name   string
 		filter url.Values
@@ -244,10 +244,10 @@ func ids(p catalog.SearchResult) []string {
 // turn a word into a weight filter.
 func TestSearchTextNeverBecomesQuerySyntax(t *testing.T) {
 	t.Parallel()
-	app := newApp(t)
-	app.publish(t, map[string]any{"nome_servico": "Poda de árvore", "resumo": "Corte de galhos."})
-	app.publish(t, map[string]any{"nome_servico": "Atendimento ao cidadão", "resumo": "Pedidos de poda de árvore em via pública."})
-	app.waitForVectors(t, 2)
+	app := newAppPublishing(t,
+		map[string]any{"nome_servico": "Poda de árvore", "resumo": "Corte de galhos."},
+		map[string]any{"nome_servico": "Atendimento ao cidadão", "resumo": "Pedidos de poda de árvore em via pública."},
+	)
 	for _, q := range []string{"alvaráː", "ːː", "ː", "dʼágua", "ʹʻʼʽˈː", "árvoreːa", "podaːa:*", "árvoreːb poda", "a ː b ʼ c", "poda ːaːbːcːd"} {
 		for _, mode := range allModes {
 			t.Run(mode+" search for "+q+" answers 200", func(t *testing.T) {
