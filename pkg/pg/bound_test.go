@@ -46,3 +46,40 @@ func TestAServerThatStopsAnsweringIsA503SoonAfterTheStatementTimeout(t *testing.
 		}
 	}
 }
+
+// A connection the pool reuses after a second idle is pinged first; a
+// server that stopped answering never answers that ping either, and the
+// ping ran under the request's context, without a deadline: a review that
+// froze Postgres saw such requests wait until it came back (20 s). The
+// ping gives the server a second, and the request ends soon after, as a
+// 503, when the connection it opens instead hangs at its startup.
+func TestAnIdleConnectionsPingToAServerThatStopsAnsweringIsBounded(t *testing.T) {
+	t.Parallel()
+	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
+	db, err := pg.Open(context.Background(), pg.Config{URL: proxy.URL(), MaxOpenConns: 2, MaxIdleConns: 2, StatementTimeout: 300 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
+	run := func() error {
+		var n int
+		return db.WithContext(context.Background()).Raw("SELECT 42").Scan(&n).Error
+	}
+	if err := run(); err != nil {
+		t.Fatalf("before the freeze: %v", err)
+	}
+	time.Sleep(1100 * time.Millisecond) // idle long enough to be pinged
+	proxy.Sever("-- ping", pgtest.Hold)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- run() }()
+	select {
+	case err := <-done:
+		if !problem.Is(pg.MapError(err, nil), problem.EUNAVAILABLE) {
+			t.Errorf("a statement on a pinged connection to a frozen server: %v, want a 503", err)
+		}
+		t.Logf("answered after %v", time.Since(start).Round(time.Millisecond))
+	case <-time.After(15 * time.Second): // the bounds are 1 s for the ping and 1.3 s for the new connection
+		t.Fatal("a statement on a pinged connection to a frozen server still waits after 15 s")
+	}
+}

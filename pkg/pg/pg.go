@@ -78,10 +78,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		return nil, err
 	}
 	var tracers []pgx.QueryTracer
+	var opts []stdlib.OptionOpenDB
 	if _, set := cc.RuntimeParams["statement_timeout"]; !set && cfg.StatementTimeout > 0 {
 		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(cfg.StatementTimeout.Milliseconds(), 1), 10)
 		bound := cfg.StatementTimeout + answerGrace
 		tracers = append(tracers, statementBound(bound))
+		opts = append(opts, stdlib.OptionShouldPing(boundedPing))
 		if cc.ConnectTimeout == 0 { // connect_timeout in DATABASE_URL wins
 			cc.ConnectTimeout = bound
 		}
@@ -95,7 +97,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 	case 2:
 		cc.Tracer = multitracer.New(tracers...)
 	}
-	pool := stdlib.OpenDB(*cc)
+	pool := stdlib.OpenDB(*cc, opts...)
 	pool.SetMaxOpenConns(cfg.MaxOpenConns)
 	pool.SetMaxIdleConns(cfg.MaxIdleConns)
 	pool.SetConnMaxLifetime(cfg.ConnMaxLifetime)
@@ -177,6 +179,25 @@ func (statementBound) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.Trac
 	if cancel, ok := ctx.Value(statementCancelKey{}).(context.CancelFunc); ok {
 		cancel()
 	}
+}
+
+// boundedPing is the pool's check of a connection it reuses after more than
+// a second idle: pgx's own sends an empty statement under the request's
+// context, which has no deadline, and is no statement the tracer bounds, so
+// a frozen server (SIGSTOP, or a path that acknowledges and delivers
+// nothing) held a request until the server came back (20 s in a review,
+// for every request that found an idle connection). This ping gives the
+// server answerGrace: a live one answers an empty statement at once. When
+// it fails, pgx has closed the connection and the ping pgx then runs fails
+// at once, so the pool drops the connection and takes another or opens one
+// (bounded by the connect timeout).
+func boundedPing(ctx context.Context, p stdlib.ShouldPingParams) bool {
+	if p.IdleDuration <= time.Second {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, answerGrace)
+	defer cancel()
+	return p.Conn.PgConn().Ping(ctx) != nil
 }
 
 // Close closes the pool behind db.
