@@ -83,3 +83,52 @@ func TestAnIdleConnectionsPingToAServerThatStopsAnsweringIsBounded(t *testing.T)
 		t.Fatal("a statement on a pinged connection to a frozen server still waits after 15 s")
 	}
 }
+
+// A statement waits for a connection of the pool within its bound too: a
+// review that froze Postgres under load saw requests queue behind
+// connections that each took the connect timeout to fail, and answer 11 s
+// later. Four statements on a pool of one meet a frozen server: each ends
+// within its own bound, as a 503, instead of after those queued before it.
+func TestAStatementWaitsForAConnectionWithinItsBound(t *testing.T) {
+	t.Parallel()
+	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
+	db, err := pg.Open(context.Background(), pg.Config{URL: proxy.URL(), MaxOpenConns: 1, MaxIdleConns: 1, StatementTimeout: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
+	run := func() error {
+		var n int
+		return db.WithContext(context.Background()).Raw("SELECT 42").Scan(&n).Error
+	}
+	if err := run(); err != nil {
+		t.Fatalf("before the freeze: %v", err)
+	}
+	proxy.Sever("select 42", pgtest.Hold)
+	const n = 4
+	took := make(chan time.Duration, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			start := time.Now()
+			errs <- run()
+			took <- time.Since(start)
+		}()
+	}
+	guard := time.After(30 * time.Second)
+	for range n {
+		select {
+		case err := <-errs:
+			if !problem.Is(pg.MapError(err, nil), problem.EUNAVAILABLE) {
+				t.Errorf("a statement on a frozen server: %v, want a 503", err)
+			}
+			// The bound is 2 s; four statements queued behind each other's
+			// bounds took 8 s.
+			if d := <-took; d > 5*time.Second {
+				t.Errorf("a statement waited %v for a pool of one on a frozen server, beyond its 2 s bound", d.Round(time.Millisecond))
+			}
+		case <-guard:
+			t.Fatal("statements on a frozen server still wait after 30 s")
+		}
+	}
+}

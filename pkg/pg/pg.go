@@ -79,9 +79,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 	}
 	var tracers []pgx.QueryTracer
 	var opts []stdlib.OptionOpenDB
+	var bound time.Duration
 	if _, set := cc.RuntimeParams["statement_timeout"]; !set && cfg.StatementTimeout > 0 {
 		cc.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(cfg.StatementTimeout.Milliseconds(), 1), 10)
-		bound := cfg.StatementTimeout + answerGrace
+		bound = cfg.StatementTimeout + answerGrace
 		tracers = append(tracers, statementBound(bound))
 		opts = append(opts, stdlib.OptionShouldPing(boundedPing))
 		if cc.ConnectTimeout == 0 { // connect_timeout in DATABASE_URL wins
@@ -112,7 +113,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		_ = pool.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	db, err := gorm.Open(postgres.New(postgres.Config{Conn: pool}), &gorm.Config{
+	var conns gorm.ConnPool = pool
+	if bound > 0 {
+		conns = boundedPool{DB: pool, bound: bound}
+	}
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: conns}), &gorm.Config{
 		Logger:                 slowLogger(log, cfg.SlowQuery),
 		FullSaveAssociations:   false,
 		SkipDefaultTransaction: true,

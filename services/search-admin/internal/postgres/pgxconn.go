@@ -7,6 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
+
+	"github.com/municipal-apis/platform/pkg/pg"
 )
 
 // withConn runs fn on a pgx connection taken from db's pool, for what
@@ -14,11 +16,7 @@ import (
 // LISTEN. The connection goes back to the pool afterwards (or is discarded
 // when fn left it broken).
 func withConn(ctx context.Context, db *gorm.DB, fn func(*pgx.Conn) error) error {
-	sqlDB, err := db.DB()
-	if err != nil {
-		return fmt.Errorf("database handle: %w", err)
-	}
-	conn, err := sqlDB.Conn(ctx)
+	conn, err := pg.Acquire(ctx, db)
 	if err != nil {
 		return fmt.Errorf("database connection: %w", err)
 	}
