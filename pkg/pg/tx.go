@@ -64,10 +64,35 @@ func Atomic(ctx context.Context, db *gorm.DB, fn func(ctx context.Context, tx *g
 		return errors.New("pg: Atomic inside Atomic on the same database")
 	}
 	return retry(ctx, func() error {
-		return once(ctx, db, func(tx *gorm.DB) error {
-			return fn(context.WithValue(ctx, unitKey{}, &unit{pool: poolOf(db), tx: tx}), tx)
+		u := &unit{pool: poolOf(db)}
+		err := once(ctx, db, func(tx *gorm.DB) error {
+			u.tx = tx
+			return fn(context.WithValue(ctx, unitKey{}, u), tx)
 		})
+		if err == nil {
+			for _, f := range u.afterCommit {
+				f()
+			}
+		}
+		return err
 	})
+}
+
+// AfterCommit runs f once the transaction of Atomic that ctx carries has
+// committed (not at all if it rolls back; once more for each retry that
+// commits), or at once outside Atomic. Work that needs its own connection
+// and the committed state belongs there, not inside the transaction: a
+// request holding Atomic's connection that waits for a second one of the
+// same pool deadlocks with as many others doing the same, once they hold
+// every connection (a review saw search-admin's writes hang 30 s after
+// Postgres came back, each holding its transaction and waiting to refresh
+// the search index).
+func AfterCommit(ctx context.Context, f func()) {
+	if u, ok := ctx.Value(unitKey{}).(*unit); ok {
+		u.afterCommit = append(u.afterCommit, f)
+		return
+	}
+	f()
 }
 
 // retry runs attempt until it succeeds, fails in a way that is not safe to
@@ -123,8 +148,9 @@ func once(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error, opts ...
 
 // unit is the transaction Atomic opened, as carried by its context.
 type unit struct {
-	pool *sql.DB // the pool it was opened on, so another database never joins it
-	tx   *gorm.DB
+	pool        *sql.DB // the pool it was opened on, so another database never joins it
+	tx          *gorm.DB
+	afterCommit []func() // AfterCommit's functions, run once the transaction committed
 }
 
 type unitKey struct{}

@@ -321,3 +321,66 @@ func TestMapErrorAnswersFaultsWith503AndRetryAfterOr499(t *testing.T) {
 		})
 	}
 }
+
+// What AfterCommit is given runs once Atomic's transaction has committed,
+// not when it rolls back, and at once outside Atomic; there it can take a
+// connection of the pool whose last one the transaction held (on a pool of
+// one, a statement of its own inside the transaction waits its whole bound
+// and fails).
+func TestAfterCommitRunsOnceTheUnitCommittedOnAFreeConnection(t *testing.T) {
+	t.Parallel()
+	cfg := pg.Config{URL: pgtest.NewURL(t, migrations(t)), MaxOpenConns: 1, MaxIdleConns: 1,
+		ConnMaxLifetime: time.Minute, ConnMaxIdleTime: time.Minute, StatementTimeout: 500 * time.Millisecond}
+	db, err := pg.Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
+	pool, _ := db.DB()
+	readOwn := func(note string) error { // a connection of its own, as pgx's API takes one
+		conn, err := pg.Acquire(context.Background(), db)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = conn.Close() }()
+		var n int64
+		if err := conn.QueryRowContext(context.Background(), `SELECT count(*) FROM things WHERE note = $1`, note).Scan(&n); err != nil {
+			return err
+		}
+		if n != 1 {
+			return fmt.Errorf("%d rows of %q, want the committed one", n, note)
+		}
+		return nil
+	}
+	var after error
+	ran := false
+	err = pg.Atomic(context.Background(), db, func(ctx context.Context, tx *gorm.DB) error {
+		if err := tx.Exec(`INSERT INTO things (qty, note) VALUES (1, 'after-commit')`).Error; err != nil {
+			return err
+		}
+		pg.AfterCommit(ctx, func() { ran, after = true, readOwn("after-commit") })
+		if ran {
+			return errors.New("AfterCommit ran inside the transaction")
+		}
+		return nil
+	})
+	if err != nil || !ran || after != nil {
+		t.Fatalf("Atomic: %v; after the commit: ran %v, %v", err, ran, after)
+	}
+	if inUse := pool.Stats().InUse; inUse != 0 {
+		t.Errorf("%d connections still in use after the unit", inUse)
+	}
+
+	ran = false
+	err = pg.Atomic(context.Background(), db, func(ctx context.Context, tx *gorm.DB) error {
+		pg.AfterCommit(ctx, func() { ran = true })
+		return errors.New("rolled back")
+	})
+	if err == nil || ran {
+		t.Errorf("a unit that rolled back: err %v, AfterCommit ran %v; want an error and nothing run", err, ran)
+	}
+	ran = false
+	if pg.AfterCommit(context.Background(), func() { ran = true }); !ran {
+		t.Error("outside Atomic, AfterCommit did not run at once")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"time"
@@ -110,7 +111,7 @@ func (a *App) wire(ctx context.Context) error {
 	}
 	engine := server.NewGin()
 	apihttp.Routes(engine, apihttp.API{
-		Catalog:   catalog.NewService(store, schemas, a.embedder, a.vectors, logger),
+		Catalog:   catalog.NewService(store, schemas, a.embedder, refreshAfterCommit{sync: a.vectors, log: logger}, logger),
 		Synonyms:  catalog.NewSynonyms(store, logger),
 		Search:    searcher,
 		Reindexer: a.reindexer, Auth: a.Tokens, Idempotency: a.Keys.Wrap,
@@ -149,4 +150,31 @@ func (a *App) Run(ctx context.Context) error {
 	a.Logger.InfoContext(ctx, "starting search-admin", "version", version.Version, "addr", a.Addr(), "admin_addr", a.AdminAddr(),
 		"embedding_model", a.embedder.Model(), "reindex_holder", a.cfg.LeaseHolder)
 	return a.Serve(ctx, a.handler, a.reembed.Run, a.vectors.Run, a.reindexer.Run, a.backlog.Run)
+}
+
+// refreshAfterCommit refreshes the replica's index with a write once the
+// request's transaction has committed (pg.AfterCommit): a write with an
+// Idempotency-Key runs inside the transaction that stores its key, and a
+// refresh there waited for a second connection of the pool while holding
+// one (and could not see the uncommitted write anyway). The refresh still
+// happens before the answer is sent, so whoever wrote finds the write by
+// the next search on this replica.
+// A refresh run at once returns its error (the Service logs it); a deferred
+// one logs its own.
+type refreshAfterCommit struct {
+	sync *catalog.VectorSync
+	log  *slog.Logger
+}
+
+func (r refreshAfterCommit) Refresh(ctx context.Context, ids ...string) error {
+	inline := true
+	var err error
+	pg.AfterCommit(ctx, func() {
+		err = r.sync.Refresh(ctx, ids...)
+		if !inline && err != nil {
+			r.log.WarnContext(ctx, "refresh the search index after a write", "servico_ids", ids, "err", err)
+		}
+	})
+	inline = false
+	return err
 }

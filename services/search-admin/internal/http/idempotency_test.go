@@ -3,12 +3,21 @@ package http_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
+	"time"
 
+	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/server"
+	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
+	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
+	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
+	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
 
 // post sends a create of body as catalog-admin with the given headers.
@@ -82,5 +91,45 @@ func TestLocationCarriesTheGatewayPrefix(t *testing.T) {
 				t.Fatalf("Location = %q, want %q", got, tt.want+sv.ID)
 			}
 		})
+	}
+}
+
+// Writes with an Idempotency-Key run inside the transaction that stores the
+// key, and refreshed the replica's search index from there, on a second
+// connection of the pool: once as many such writes held every connection,
+// each waited for one more until its statement bound ran out, one after the
+// other (a review saw writes hang 30 s after Postgres came back). The
+// refresh now runs after the commit: twelve concurrent writes on a pool of
+// three all answer, and each is found by the next search.
+func TestConcurrentIdempotentWritesDoNotWaitForASecondConnection(t *testing.T) {
+	t.Parallel()
+	dsn, idp := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet), devidptest.Start(t)
+	app := newAppOn(t, dsn, idp, embedding.Hash{}, func(c *searchadmin.Config) { c.DB.MaxOpenConns, c.DB.MaxIdleConns = 3, 3 })
+	const n = 12
+	type result struct {
+		resp response
+		name string
+	}
+	results := make(chan result, n)
+	for i := range n {
+		go func() {
+			name := fmt.Sprintf("Zqxpool serviço %d", i)
+			results <- result{app.post(t, with(map[string]any{"nome_servico": name, "status": catalog.StatusPublished}),
+				map[string]string{"Idempotency-Key": fmt.Sprintf("pool-%d", i)}), name}
+		}()
+	}
+	guard := time.After(20 * time.Second) // the old chain of 6 s bounds took over a minute
+	for range n {
+		select {
+		case r := <-results:
+			if r.resp.Status != http.StatusCreated {
+				t.Errorf("%s: %d %s", r.name, r.resp.Status, r.resp.Body)
+			}
+		case <-guard:
+			t.Fatal("concurrent idempotent writes on a pool of three still wait after 20 s")
+		}
+	}
+	if page := app.searchPage(t, url.Values{"q": {"zqxpool"}, "mode": {catalog.ModeKeyword}, "per_page": {"20"}}); page.Meta.Total != n {
+		t.Errorf("search finds %d of the %d writes", page.Meta.Total, n)
 	}
 }
