@@ -140,20 +140,25 @@ func TestCommandsRefuseBadInputBeforeSending(t *testing.T) {
 
 func TestTablesNeutralizeTerminalControlCharacters(t *testing.T) {
 	t.Parallel()
-	env := envOf(t, shared.Get(t), stack.JobsAdmin)
-	nome := unique("\x1b[2J\x1b]0;pwned\x07Saúde\tBucal")
-	quoted, _ := json.Marshal(nome)
-	r := run(t, env, "", "categorias", "create", "--set", "nome="+string(quoted))
-	r.want(t, 0, "Saúde Bucal")
+	env := envOf(t, shared.Get(t), stack.CatalogAdmin)
+	// A name may hold no control character any more (jobs refuses them),
+	// but free text may, and so may rows stored before.
+	token := strings.ReplaceAll(unique("bucal"), " ", "")
+	resumo := "\x1b[2J\x1b]0;pwned\x07Saúde\tBucal " + token
+	body, _ := json.Marshal(map[string]any{"nome_servico": "Saúde bucal " + token, "orgao_gestor": []string{"SMS"},
+		"publico_especifico": []string{"todos"}, "resumo": resumo, "tema_geral": "Saúde"})
+	r := run(t, env, "", "servicos", "create", "-f", writeFile(t, t.TempDir(), "servico.json", string(body)))
+	r.want(t, 0, "Saúde Bucal "+token)
 	id := idOf(t, r)
-	r = run(t, env, "", "categorias", "list", "--filter", "nome="+nome)
-	r.want(t, 0, id, "Saúde Bucal")
-	if strings.ContainsAny(r.stdout, "\x1b\x07") {
-		t.Errorf("the table passes control characters to the terminal: %q", r.stdout)
+	shown := r.stdout
+	r = run(t, env, "", "servicos", "get", id)
+	r.want(t, 0, id, "Saúde Bucal "+token)
+	if shown += r.stdout; strings.ContainsAny(shown, "\x1b\x07") {
+		t.Errorf("the output passes control characters to the terminal: %q", shown)
 	}
-	var got struct{ Nome string }
-	if err := json.Unmarshal([]byte(run(t, env, "", "categorias", "get", id, "--json").stdout), &got); err != nil || got.Nome != nome {
-		t.Errorf("--json must keep the data exactly: %q, %v", got.Nome, err)
+	var got struct{ Resumo string }
+	if err := json.Unmarshal([]byte(run(t, env, "", "servicos", "get", id, "--json").stdout), &got); err != nil || got.Resumo != resumo {
+		t.Errorf("--json must keep the data exactly: %q, %v", got.Resumo, err)
 	}
 }
 
