@@ -17,21 +17,9 @@ import (
 // client gave up, with a 5 s statement timeout.
 func TestAServerThatStopsAnsweringIsA503SoonAfterTheStatementTimeout(t *testing.T) {
 	t.Parallel()
-	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
 	// No idle connections: every statement opens one, so the second one
 	// meets the frozen server at its startup.
-	db, err := pg.Open(context.Background(), pg.Config{URL: proxy.URL(), MaxOpenConns: 4, StatementTimeout: 300 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Close(db) })
-	run := func() error {
-		var n int
-		return db.WithContext(context.Background()).Raw("SELECT 42").Scan(&n).Error
-	}
-	if err := run(); err != nil {
-		t.Fatalf("before the freeze: %v", err)
-	}
+	proxy, run := selectThroughProxy(t, pg.Config{MaxOpenConns: 4, StatementTimeout: 300 * time.Millisecond})
 	proxy.Sever("select 42", pgtest.Hold)
 	for _, what := range []string{"a statement the server never answers", "a connection the server never answers"} {
 		done := make(chan error, 1)
@@ -55,19 +43,7 @@ func TestAServerThatStopsAnsweringIsA503SoonAfterTheStatementTimeout(t *testing.
 // 503, when the connection it opens instead hangs at its startup.
 func TestAnIdleConnectionsPingToAServerThatStopsAnsweringIsBounded(t *testing.T) {
 	t.Parallel()
-	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
-	db, err := pg.Open(context.Background(), pg.Config{URL: proxy.URL(), MaxOpenConns: 2, MaxIdleConns: 2, StatementTimeout: 300 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Close(db) })
-	run := func() error {
-		var n int
-		return db.WithContext(context.Background()).Raw("SELECT 42").Scan(&n).Error
-	}
-	if err := run(); err != nil {
-		t.Fatalf("before the freeze: %v", err)
-	}
+	proxy, run := selectThroughProxy(t, pg.Config{MaxOpenConns: 2, MaxIdleConns: 2, StatementTimeout: 300 * time.Millisecond})
 	time.Sleep(1100 * time.Millisecond) // idle long enough to be pinged
 	proxy.Sever("-- ping", pgtest.Hold)
 	done := make(chan error, 1)
@@ -91,19 +67,7 @@ func TestAnIdleConnectionsPingToAServerThatStopsAnsweringIsBounded(t *testing.T)
 // within its own bound, as a 503, instead of after those queued before it.
 func TestAStatementWaitsForAConnectionWithinItsBound(t *testing.T) {
 	t.Parallel()
-	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
-	db, err := pg.Open(context.Background(), pg.Config{URL: proxy.URL(), MaxOpenConns: 1, MaxIdleConns: 1, StatementTimeout: time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Close(db) })
-	run := func() error {
-		var n int
-		return db.WithContext(context.Background()).Raw("SELECT 42").Scan(&n).Error
-	}
-	if err := run(); err != nil {
-		t.Fatalf("before the freeze: %v", err)
-	}
+	proxy, run := selectThroughProxy(t, pg.Config{MaxOpenConns: 1, MaxIdleConns: 1, StatementTimeout: time.Second})
 	proxy.Sever("select 42", pgtest.Hold)
 	const n = 4
 	took := make(chan time.Duration, n)
@@ -131,4 +95,26 @@ func TestAStatementWaitsForAConnectionWithinItsBound(t *testing.T) {
 			t.Fatal("statements on a frozen server still wait after 30 s")
 		}
 	}
+}
+
+// selectThroughProxy opens cfg's pool on a fresh database behind a proxy
+// and returns the proxy and a statement ("SELECT 42") on the pool, which
+// has run once.
+func selectThroughProxy(t *testing.T, cfg pg.Config) (*pgtest.Proxy, func() error) {
+	t.Helper()
+	proxy := pgtest.NewProxy(t, pgtest.NewURL(t, emptyMigrations))
+	cfg.URL = proxy.URL()
+	db, err := pg.Open(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(db) })
+	run := func() error {
+		var n int
+		return db.WithContext(context.Background()).Raw("SELECT 42").Scan(&n).Error
+	}
+	if err := run(); err != nil {
+		t.Fatalf("before the freeze: %v", err)
+	}
+	return proxy, run
 }
