@@ -91,9 +91,10 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	if b.DB, err = pg.Open(ctx, db, b.Logger); err != nil {
 		return nil, errors.Join(err, b.Tracing.Shutdown())
 	}
+	opened := b // a failure below returns a nil *Base: close what was opened
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, b.Close())
+			err = errors.Join(err, opened.Close())
 		}
 	}()
 	oidc := cfg.OIDC

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -110,3 +111,21 @@ type fakeApp struct{}
 
 func (fakeApp) Run(context.Context) error { return nil }
 func (fakeApp) Close() error              { return nil }
+
+// A failure after the database is open (here: the HTTP port is taken) is
+// an error that closes what was opened; it panicked on a nil *Base, exit
+// status 2 and a stack trace instead of "address already in use".
+func TestOpenOnABusyPortIsAnError(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cfg := config(t, true)
+	cfg.HTTP.Addr = busy.Addr().String()
+	b, err := service.Open(context.Background(), cfg, sets)
+	if err == nil || b != nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("Open on a busy port: %v, %v; want an address-in-use error", b, err)
+	}
+}
