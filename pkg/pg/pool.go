@@ -60,9 +60,7 @@ func (p boundedPool) QueryRowContext(ctx context.Context, query string, args ...
 // bound, and the transaction then runs under ctx. The connection goes back
 // to the pool once the transaction ends (Conn.Close waits for it).
 func (p boundedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
-	wait, cancel := context.WithTimeout(ctx, p.bound)
-	conn, err := p.DB.Conn(wait)
-	cancel()
+	conn, err := p.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -71,14 +69,19 @@ func (p boundedPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx,
 	return tx, err
 }
 
+// conn takes a connection of the pool, waiting for it within the bound.
+func (p boundedPool) conn(ctx context.Context) (*sql.Conn, error) {
+	wait, cancel := context.WithTimeout(ctx, p.bound)
+	defer cancel()
+	return p.DB.Conn(wait)
+}
+
 // Acquire takes a connection of db's pool for statements run on it
 // directly (pgx's own API), waiting for it within the statement bound of
 // db, as GORM's statements do; the caller closes it.
 func Acquire(ctx context.Context, db *gorm.DB) (*sql.Conn, error) {
 	if p, ok := db.ConnPool.(boundedPool); ok {
-		wait, cancel := context.WithTimeout(ctx, p.bound)
-		defer cancel()
-		return p.DB.Conn(wait)
+		return p.conn(ctx)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

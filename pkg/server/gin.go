@@ -34,11 +34,11 @@ func NewGin() *gin.Engine {
 	})
 	e.NoMethod(func(c *gin.Context) {
 		allow := c.Writer.Header().Get("Allow")
-		if c.Request.Method == http.MethodHead && slices.Contains(strings.Split(allow, ", "), http.MethodGet) {
-			headAsGet(e, c)
-			return
-		}
 		if slices.Contains(strings.Split(allow, ", "), http.MethodGet) {
+			if c.Request.Method == http.MethodHead {
+				headAsGet(e, c)
+				return
+			}
 			c.Writer.Header().Set("Allow", allow+", "+http.MethodHead)
 		}
 		problem.Abort(c, problem.Errorf(problem.EMETHOD, "method %s is not allowed here", c.Request.Method))

@@ -15,7 +15,8 @@ import (
 // marks and invisible characters (see Visible) removed and runs of
 // whitespace collapsed to one space.
 func Fold(s string) string {
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), runes.Remove(runes.In(unicode.Cf)), norm.NFC)
+	s = Visible(s)
+	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	folded, _, err := transform.String(t, s)
 	if err != nil {
 		folded = s
