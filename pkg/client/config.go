@@ -113,6 +113,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: DefaultTimeout}
 	}
+	c.HTTPClient = withoutRedirects(c.HTTPClient)
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = DefaultMaxResponseBytes
 	}

@@ -146,17 +146,25 @@ func (c *Client) newResponse(hresp *http.Response, r *request) *Response {
 
 // transient reports whether a failure of r may pass: a 429, a 503, a 409
 // with Retry-After to a request with an Idempotency-Key (the first request
-// with that key is still running), or a failure to reach the API that is not
-// the identity provider refusing the client.
+// with that key is still running), a failure to reach the API, or a failure
+// to reach the identity provider (not its refusal of the client, nor an
+// answer that is no token: see tokenError).
 func transient(r *request, resp *Response, err error) bool {
-	var refused *oauth2.RetrieveError
 	switch status := statusOf(resp); {
 	case status == http.StatusTooManyRequests, status == http.StatusServiceUnavailable:
 		return true
 	case status == http.StatusConflict:
 		return r.header.Get(IdempotencyKeyHeader) != "" && resp.Header.Get("Retry-After") != ""
 	case status == 0:
-		return !errors.As(err, &refused)
+		var redirect *RedirectError
+		var tokErr *tokenError
+		switch {
+		case errors.As(err, &redirect):
+			return false
+		case errors.As(err, &tokErr):
+			return tokErr.transient()
+		}
+		return true
 	}
 	return false
 }

@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -44,7 +46,7 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 	}
 	tok, err := c.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, c.http))
 	if err != nil {
-		return nil, fmt.Errorf("get an access token for %s: %w", c.conf.ClientID, err)
+		return nil, &tokenError{fmt.Errorf("get an access token for %s: %w", c.conf.ClientID, err)}
 	}
 	c.tok = tok
 	return tok, nil
@@ -62,4 +64,49 @@ func (c *tokenCache) invalidate(tok *oauth2.Token) {
 	if c.tok == tok {
 		c.tok = nil
 	}
+}
+
+// tokenError is a failure to get an access token. Only a failure to reach
+// the identity provider may pass on a retry: its refusal of the client, or
+// an answer that is no token (a web page, a redirect), would come again,
+// and each retry would send the client's secret again.
+type tokenError struct{ err error }
+
+func (e *tokenError) Error() string { return e.err.Error() }
+func (e *tokenError) Unwrap() error { return e.err }
+
+// transient reports whether the identity provider was not reached: the
+// request failed before an answer (a refused connection, a timeout).
+func (e *tokenError) transient() bool {
+	var unreached *url.Error
+	return errors.As(e.err, &unreached)
+}
+
+// RedirectError is a redirect the client did not follow, from the API or
+// the identity provider. The client follows none, so that a token, the
+// client's secret or a request body never goes anywhere but the configured
+// URLs (another host, another port, plain http after https); such an
+// answer is not retried.
+type RedirectError struct {
+	Status   int    // the answer's status, such as 302 or 307
+	Location string // where it pointed, resolved against the request's URL
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("the server answered %d with a redirect to %q, which the client does not follow: configure the URL that answers itself", e.Status, e.Location)
+}
+
+// withoutRedirects returns a copy of hc that follows no redirect: a 3xx
+// answer ends the request with a *RedirectError. The copy shares hc's
+// transport and its connections; hc itself is left as it was.
+func withoutRedirects(hc *http.Client) *http.Client {
+	cp := *hc
+	cp.CheckRedirect = func(next *http.Request, _ []*http.Request) error {
+		status := 0
+		if next.Response != nil {
+			status = next.Response.StatusCode
+		}
+		return &RedirectError{Status: status, Location: next.URL.String()}
+	}
+	return &cp
 }
