@@ -14,6 +14,15 @@ import (
 // document, such as an HTML error page of a proxy.
 const maxDetailRunes = 200
 
+// Error messages quote what a server said, within bounds: at most
+// maxMessageRunes of a detail or a field's message, and maxFieldErrors
+// field errors, so that a hostile or broken server cannot flood a log or a
+// terminal through them. The Error's fields keep everything.
+const (
+	maxMessageRunes = 1000
+	maxFieldErrors  = 20
+)
+
 // FieldError is one violated rule of one request member, from a 422.
 type FieldError struct {
 	Field   string `json:"field"`
@@ -46,14 +55,17 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.Path, e.Status, http.StatusText(e.Status))
 	if e.Detail != "" {
-		b.WriteString(": " + e.Detail)
+		b.WriteString(": " + clip(e.Detail, maxMessageRunes))
 	}
-	for i, f := range e.Errors {
+	for i, f := range e.Errors[:min(len(e.Errors), maxFieldErrors)] {
 		sep := "; "
 		if i == 0 {
 			sep = " ("
 		}
-		fmt.Fprintf(&b, "%s%s: %s", sep, f.Field, f.Message)
+		fmt.Fprintf(&b, "%s%s: %s", sep, clip(f.Field, maxMessageRunes), clip(f.Message, maxMessageRunes))
+	}
+	if more := len(e.Errors) - maxFieldErrors; more > 0 {
+		fmt.Fprintf(&b, "; and %d more", more)
 	}
 	if len(e.Errors) > 0 {
 		b.WriteString(")")
@@ -94,9 +106,16 @@ func snippet(body []byte) string {
 		}
 		return ' '
 	}, strings.ToValidUTF8(string(body), ""))
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetailRunes {
-		s = string(r[:maxDetailRunes]) + "…"
+	return clip(strings.Join(strings.Fields(s), " "), maxDetailRunes)
+}
+
+// clip returns s cut to its first n runes, with "…" when it was longer.
+func clip(s string, n int) string {
+	if len(s) <= n { // fewer bytes than n: fewer runes too
+		return s
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
 	return s
 }

@@ -3,9 +3,12 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -119,5 +122,51 @@ func TestNonProblemErrorBodies(t *testing.T) {
 	}
 	if !strings.HasPrefix(e.Detail, "<html> <h1>Bad gateway</h1>") || len([]rune(e.Detail)) > 201 || strings.ContainsAny(e.Detail, "\x00\n") {
 		t.Errorf("detail = %q, want the start of the page on one printable line", e.Detail)
+	}
+}
+
+func TestAnErrorQuotesTheServerWithinBounds(t *testing.T) {
+	t.Parallel()
+	var v problem.Violations
+	for i := range 30 {
+		v.Add(fmt.Sprintf("campo_%d", i), "invalid", strings.Repeat("é", 5000))
+	}
+	flood := v.Err().(*problem.Error)
+	flood.Detail = strings.Repeat("x", 100_000)
+	a := newAPI(t, routeAll(newScript(reply{status: http.StatusUnprocessableEntity, err: flood})))
+	_, err := mustClient(t, a.config(t, devidptest.CatalogAdmin)).CreateServico(context.Background(), &client.Servico{NomeServico: "x"})
+	var e *client.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want an *Error", err)
+	}
+	if len(e.Detail) != 100_000 || len(e.Errors) != 30 {
+		t.Errorf("the Error keeps %d bytes of detail and %d field errors, want all 100000 and 30", len(e.Detail), len(e.Errors))
+	}
+	msg := err.Error()
+	if n := utf8.RuneCountInString(msg); n > 30_000 {
+		t.Errorf("the message is %d runes long; it must quote the server within bounds", n)
+	}
+	if !strings.Contains(msg, "campo_0: ") || !strings.Contains(msg, "and 10 more") || strings.Contains(msg, "campo_20:") {
+		t.Errorf("the message should list the first 20 field errors and count the rest: %.300q", msg)
+	}
+}
+
+func TestATokenErrorQuotesTheIdentityProviderWithinBounds(t *testing.T) {
+	t.Parallel()
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":"invalid_client","error_description":%q}`, strings.Repeat("y", 500_000))
+	}))
+	t.Cleanup(idp.Close)
+	a := newAPI(t, routeAll(newScript(ok(http.StatusOK, map[string]any{}))))
+	cfg := a.config(t, devidptest.JobsAdmin)
+	cfg.TokenURL = idp.URL + "/token"
+	_, err := mustClient(t, cfg).GetEmprego(context.Background(), 1)
+	if err == nil || !strings.Contains(err.Error(), "invalid_client") {
+		t.Fatalf("err = %v, want the identity provider's invalid_client", err)
+	}
+	if n := len(err.Error()); n > 2000 {
+		t.Errorf("the message is %d bytes long; it must quote the identity provider within bounds", n)
 	}
 }

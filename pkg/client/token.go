@@ -72,7 +72,9 @@ func (c *tokenCache) invalidate(tok *oauth2.Token) {
 // and each retry would send the client's secret again.
 type tokenError struct{ err error }
 
-func (e *tokenError) Error() string { return e.err.Error() }
+// Error quotes the identity provider within bounds (see maxMessageRunes):
+// oauth2 puts its whole answer in the message.
+func (e *tokenError) Error() string { return clip(e.err.Error(), maxMessageRunes) }
 func (e *tokenError) Unwrap() error { return e.err }
 
 // transient reports whether the identity provider was not reached: the
