@@ -28,10 +28,25 @@ func Main(name string, run RunFunc) {
 
 // MainCode is Main for a command that picks its own exit status, such as 2
 // for a usage error. It does not return.
+//
+// Once the first signal has cancelled the context, a second Ctrl-C
+// (SIGINT) is no longer caught and ends the program at once, for when what
+// the first one lets finish (a server's drain, an import's requests in
+// flight) takes longer than the person at the terminal will wait. SIGTERM
+// stays caught: process managers may send it more than once, and a drain
+// must survive that.
 func MainCode(run func(ctx context.Context, args []string) int) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-signals
+		signal.Reset(os.Interrupt) // before the cancellation anyone can see
+		cancel(errors.New(s.String() + " signal received"))
+	}()
 	code := run(ctx, os.Args[1:])
-	stop()
+	signal.Stop(signals)
+	cancel(nil)
 	os.Exit(code)
 }
 

@@ -28,7 +28,8 @@ func (a *app) importCommand() *cobra.Command {
 			"outcomes by status and of every failed line. The resource comes from --resource or from the\n" +
 			"file name (servicos.jsonl imports servicos). Each line is sent with an Idempotency-Key derived\n" +
 			"from the resource, its line number and its content, so running the same file again after an\n" +
-			"interruption does not create the lines that already went through. Exit status 1 when any failed.",
+			"interruption does not create the lines that already went through. Ctrl-C stops reading and lets\n" +
+			"the requests in flight end; a second Ctrl-C ends the command at once. Exit status 1 when any failed.",
 		Example: "  municipal import servicos.jsonl\n  municipal import --resource empregos --concurrency 8 vagas-2025.jsonl",
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

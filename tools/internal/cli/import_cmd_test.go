@@ -3,6 +3,10 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -172,6 +176,49 @@ func TestImportStopsWhenInterrupted(t *testing.T) {
 	}
 	if created, _ := strconv.ParseInt(m[1], 10, 64); created > stored || stored > created+1 {
 		t.Errorf("the summary reports %d created, the database holds %d:\n%s", created, stored, r.stdout)
+	}
+}
+
+func TestImportLetsTheRequestsInFlightEndWhenInterrupted(t *testing.T) {
+	t.Parallel()
+	s := shared.Get(t)
+	env := envOf(t, s, stack.JobsAdmin)
+	// A proxy in front of the gateway holds each POST until released, so
+	// that the interruption comes while two requests are in flight.
+	jobs, err := url.Parse(s.JobsBaseURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	forward := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: jobs.Scheme, Host: jobs.Host})
+	arrived, release := make(chan struct{}, 16), make(chan struct{})
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			arrived <- struct{}{}
+			<-release
+			// The client's connection decides whether the request ends; the
+			// forwarded one must not die with the proxy's handler.
+			r = r.WithContext(context.WithoutCancel(r.Context()))
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	env["MUNICIPAL_JOBS_URL"] = proxy.URL + jobs.Path
+
+	nome := unique("Empresa em voo")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // Ctrl-C once both workers have a request in flight
+		<-arrived
+		<-arrived
+		cancel()
+		time.Sleep(200 * time.Millisecond)
+		close(release)
+	}()
+	stdin := strings.Repeat(`{"nome": "`+nome+`"}`+"\n", 10)
+	r := runContext(ctx, env, stdin, "import", "--resource", "empresas", "--concurrency", "2", "--no-progress", "-")
+	r.want(t, 1, "2 created (0 by an earlier run), 0 failed, 2 lines", "stderr:import interrupted after 2 lines")
+	if stored := total(t, s, stack.JobsAdmin, client.AreaJobs, client.EmpresasPath, map[string][]string{"nome": {nome}}); stored != 2 {
+		t.Errorf("empresas stored = %d, want the 2 in flight when interrupted", stored)
 	}
 }
 

@@ -47,7 +47,13 @@ func (a *app) runImport(cmd *cobra.Command, r resource, path string, f importFla
 	for range f.concurrency {
 		wg.Go(func() {
 			for rec := range records {
-				outcomes <- importOne(ctx, c, r, rec)
+				if ctx.Err() != nil { // taken after the interruption: not sent
+					outcomes <- outcome{line: rec.line, err: ctx.Err()}
+					continue
+				}
+				// Sent before the interruption: it ends, so that what the
+				// service stored is what the summary reports.
+				outcomes <- importOne(context.WithoutCancel(ctx), c, r, rec)
 			}
 		})
 	}
