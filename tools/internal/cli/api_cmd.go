@@ -39,7 +39,7 @@ func (a *app) apiCommand() *cobra.Command {
 				_, err := fmt.Fprintf(a.env.Stderr, "%d, no body\n", resp.StatusCode)
 				return err
 			}
-			return a.printer().raw(out)
+			return shown(method, path, a.printer().raw(out))
 		},
 	}
 	addBodyFlags(cmd, &b)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 
@@ -23,7 +24,16 @@ func (a *app) fetch(cmd *cobra.Command, area, path string, query url.Values, sho
 	if _, err := c.Do(cmd.Context(), http.MethodGet, area, path, nil, &out, client.WithQuery(query)); err != nil {
 		return err
 	}
-	return show(out)
+	return shown(http.MethodGet, path, show(out))
+}
+
+// shown names the request whose answer could not be shown: an empty body
+// or one that is not what the command expects.
+func shown(method, path string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	return nil
 }
 
 // noArgs and exactArgs are cobra's argument checks, reporting usage errors.

@@ -69,7 +69,7 @@ func (a *app) send(cmd *cobra.Command, r resource, method, path string, b *bodyF
 	if _, err := c.Do(cmd.Context(), method, r.area, path, body, &out); err != nil {
 		return err
 	}
-	return a.printer().object(out)
+	return shown(method, path, a.printer().object(out))
 }
 
 func (a *app) getCommand(r resource) *cobra.Command {

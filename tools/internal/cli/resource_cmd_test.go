@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,4 +188,16 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func TestAnAnswerWithoutTheExpectedBodyNamesTheRequest(t *testing.T) {
+	t.Parallel()
+	env := envOf(t, shared.Get(t), stack.CatalogAdmin)
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK) // a proxy's empty 200 where a Servico should be
+	}))
+	t.Cleanup(empty.Close)
+	env["MUNICIPAL_SEARCH_URL"] = empty.URL + "/search"
+	run(t, env, "", "servicos", "get", "abc").
+		want(t, 1, "stderr:GET "+client.ServicesPath+"/abc: the answer is not a JSON object")
 }
