@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // payload holds the claims a verified token must carry.
@@ -141,6 +142,10 @@ func checkClaims(raw []byte, cfg Config) (*Claims, string) {
 		return nil, "the token is not an access token"
 	case p.AuthorizedParty == "":
 		return nil, "the token names no client (azp)"
+	case hasControl(p.AuthorizedParty) || hasControl(p.Department):
+		// Both travel as header values (X-Client-Id, X-Department), rate-limit
+		// keys and log fields, where a NUL or a line break has no place.
+		return nil, "the token's client (azp) or department holds a control character"
 	case !validScope(p.Scope):
 		return nil, "the token's scope is malformed"
 	}
@@ -200,3 +205,6 @@ func validScope(s string) bool {
 	}
 	return true
 }
+
+// hasControl reports whether s holds a control character (C0, DEL or C1).
+func hasControl(s string) bool { return strings.ContainsFunc(s, unicode.IsControl) }

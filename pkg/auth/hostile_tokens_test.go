@@ -198,6 +198,16 @@ func TestHostileTokens(t *testing.T) {
 		{"scope with tab and newline separators", c(map[string]any{"scope": "jobs:read\tjobs:write-all\njobs"}), false},
 		{"department as an object", c(map[string]any{"department": map[string]any{"name": "trabalho", "override": "planejamento"}}), false},
 		{"department as an array", c(map[string]any{"department": []string{"trabalho", "planejamento"}}), false},
+		// The gateway sends azp and department upstream as header values,
+		// where a control character has no place (a NUL is a 400 from a
+		// client), and uses them as rate-limit keys and metric labels.
+		{"department holding a NUL", c(map[string]any{"department": "a\u0000b"}), false},
+		{"department holding CR LF", c(map[string]any{"department": "trabalho\r\nX-Injected: 1"}), false},
+		{"department holding DEL", c(map[string]any{"department": "traba\u007flho"}), false},
+		{"azp holding a NUL", c(map[string]any{"azp": "jobs-admin\u0000"}), false},
+		{"azp holding a tab", c(map[string]any{"azp": "jobs\tadmin"}), false},
+		{"azp holding a C1 control", c(map[string]any{"azp": "jobs\u0085admin"}), false},
+		{"control: a department with accents and spaces", c(map[string]any{"department": "educação e cultura"}), true},
 		{"a claim nested 5,000 levels deep", c(map[string]any{"ext": nested(5000, `{"a":`, "1", "}")}), false},
 		// A reviewer's cases: JWT member names are case-sensitive (RFC 7519
 		// 10.1), where encoding/json matches a struct field in any case.
