@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,16 +152,12 @@ func TestAnErrorQuotesTheServerWithinBounds(t *testing.T) {
 
 func TestATokenErrorQuotesTheIdentityProviderWithinBounds(t *testing.T) {
 	t.Parallel()
-	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tokenURL, _ := tokenEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"error":"invalid_client","error_description":%q}`, strings.Repeat("y", 500_000))
-	}))
-	t.Cleanup(idp.Close)
-	a := newAPI(t, routeAll(newScript(ok(http.StatusOK, map[string]any{}))))
-	cfg := a.config(t, devidptest.JobsAdmin)
-	cfg.TokenURL = idp.URL + "/token"
-	_, err := mustClient(t, cfg).GetEmprego(context.Background(), 1)
+	})
+	_, err := getWithTokenURL(t, tokenURL, nil)
 	if err == nil || !strings.Contains(err.Error(), "invalid_client") {
 		t.Fatalf("err = %v, want the identity provider's invalid_client", err)
 	}

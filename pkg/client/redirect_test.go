@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,6 +44,34 @@ func (e *elsewhere) requests() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.seen...)
+}
+
+// tokenEndpoint starts a token endpoint answering with handle; it returns
+// its URL and a count of the requests it received.
+func tokenEndpoint(t *testing.T, handle http.HandlerFunc) (string, func() int64) {
+	t.Helper()
+	var fetches atomic.Int64
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		handle(w, r)
+	}))
+	t.Cleanup(idp.Close)
+	return idp.URL + "/auth/realms/municipal/protocol/openid-connect/token", fetches.Load
+}
+
+// getWithTokenURL makes one GetEmprego call as jobs-admin with its tokens
+// from tokenURL, retrying without sleeping; it returns the API's script and
+// the call's error.
+func getWithTokenURL(t *testing.T, tokenURL string, onRetry func(client.Retry)) (*script, error) {
+	t.Helper()
+	s := newScript(ok(http.StatusOK, map[string]any{}))
+	cfg := newAPI(t, routeAll(s)).config(t, devidptest.JobsAdmin)
+	cfg.TokenURL = tokenURL
+	var w waits
+	fixedClock(&cfg, time.Now(), &w)
+	cfg.OnRetry = onRetry
+	_, err := mustClient(t, cfg).GetEmprego(context.Background(), 7)
+	return s, err
 }
 
 func TestTheClientFollowsNoRedirectOfTheAPI(t *testing.T) {
@@ -91,22 +120,10 @@ func TestTheClientFollowsNoRedirectOfTheAPI(t *testing.T) {
 func TestTheTokenRequestFollowsNoRedirect(t *testing.T) {
 	t.Parallel()
 	other := newElsewhere(t)
-	var fetches int
-	var mu sync.Mutex
-	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		fetches++
-		mu.Unlock()
+	tokenURL, fetches := tokenEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.srv.URL+"/steal-token", http.StatusTemporaryRedirect)
-	}))
-	t.Cleanup(idp.Close)
-	s := newScript(ok(http.StatusOK, map[string]any{}))
-	a := newAPI(t, routeAll(s))
-	cfg := a.config(t, devidptest.JobsAdmin)
-	cfg.TokenURL = idp.URL + "/auth/realms/municipal/protocol/openid-connect/token"
-	var w waits
-	fixedClock(&cfg, time.Now(), &w)
-	_, err := mustClient(t, cfg).GetEmprego(context.Background(), 7)
+	})
+	s, err := getWithTokenURL(t, tokenURL, nil)
 	var redirect *client.RedirectError
 	if !errors.As(err, &redirect) {
 		t.Fatalf("err = %v, want a *client.RedirectError", err)
@@ -114,8 +131,8 @@ func TestTheTokenRequestFollowsNoRedirect(t *testing.T) {
 	if seen := other.requests(); len(seen) != 0 {
 		t.Errorf("the redirect's target received %q; the client secret must go to the token URL only", seen)
 	}
-	if fetches != 1 {
-		t.Errorf("token requests = %d, want 1: a redirect is not retried", fetches)
+	if n := fetches(); n != 1 {
+		t.Errorf("token requests = %d, want 1: a redirect is not retried", n)
 	}
 	if n := len(s.requests()); n != 0 {
 		t.Errorf("the API saw %d requests, want none without a token", n)
@@ -124,28 +141,16 @@ func TestTheTokenRequestFollowsNoRedirect(t *testing.T) {
 
 func TestAnAnswerThatIsNoTokenIsNotRetried(t *testing.T) {
 	t.Parallel()
-	var fetches int
-	var mu sync.Mutex
-	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		fetches++
-		mu.Unlock()
+	tokenURL, fetches := tokenEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = io.WriteString(w, "<html><body>Welcome to the city's portal</body></html>")
-	}))
-	t.Cleanup(idp.Close)
-	s := newScript(ok(http.StatusOK, map[string]any{}))
-	a := newAPI(t, routeAll(s))
-	cfg := a.config(t, devidptest.JobsAdmin)
-	cfg.TokenURL = idp.URL + "/token"
-	var w waits
-	fixedClock(&cfg, time.Now(), &w)
-	_, err := mustClient(t, cfg).GetEmprego(context.Background(), 7)
+	})
+	_, err := getWithTokenURL(t, tokenURL, nil)
 	if err == nil || !strings.Contains(err.Error(), "access token") {
 		t.Fatalf("err = %v, want the failure to get an access token", err)
 	}
-	if fetches != 1 {
-		t.Errorf("token requests = %d, want 1: each retry would send the secret again for the same answer", fetches)
+	if n := fetches(); n != 1 {
+		t.Errorf("token requests = %d, want 1: each retry would send the secret again for the same answer", n)
 	}
 }
 
@@ -157,15 +162,8 @@ func TestAnUnreachableIdentityProviderIsRetried(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close() // nothing listens there: each token request is refused
-	s := newScript(ok(http.StatusOK, map[string]any{}))
-	a := newAPI(t, routeAll(s))
-	cfg := a.config(t, devidptest.JobsAdmin)
-	cfg.TokenURL = "http://" + closed + "/token"
-	var w waits
-	fixedClock(&cfg, time.Now(), &w)
 	retries := 0
-	cfg.OnRetry = func(client.Retry) { retries++ }
-	if _, err := mustClient(t, cfg).GetEmprego(context.Background(), 7); err == nil {
+	if _, err := getWithTokenURL(t, "http://"+closed+"/token", func(client.Retry) { retries++ }); err == nil {
 		t.Fatal("GetEmprego succeeded without an identity provider")
 	}
 	if want := client.DefaultMaxAttempts - 1; retries != want {
