@@ -191,7 +191,7 @@ func (s *Searcher) searchIn(ctx context.Context, q SearchQuery, settings SearchS
 	if err != nil {
 		return SearchResult{}, settings, err
 	}
-	res.Data, settings, err = s.hits(ctx, ranked)
+	res.Data, settings, err = s.hits(ctx, ranked, q.Filter)
 	return res, settings, err
 }
 
@@ -282,7 +282,7 @@ func (s *Searcher) nearest(ctx context.Context, schema Schema, q SearchQuery, k,
 
 // hits loads the Servicos of ranked, in rank order, without their
 // documents, and returns the settings the snapshot that loaded them holds.
-func (s *Searcher) hits(ctx context.Context, ranked []rankedHit) ([]Hit, SearchSettings, error) {
+func (s *Searcher) hits(ctx context.Context, ranked []rankedHit, f SearchFilter) ([]Hit, SearchSettings, error) {
 	ids := make([]string, len(ranked))
 	for i, r := range ranked {
 		ids[i] = r.ID
@@ -297,7 +297,13 @@ func (s *Searcher) hits(ctx context.Context, ranked []rankedHit) ([]Hit, SearchS
 	}
 	out := make([]Hit, 0, len(ranked))
 	for _, r := range ranked {
-		if sv, ok := byID[r.ID]; ok { // deleted between ranking and loading: skipped
+		// Deleted between ranking and loading, or no longer one the search
+		// may show: skipped. The ranking read the replica's index, which a
+		// write refreshes only after its commit (on other replicas, at the
+		// notification), while the rows are read as they are now: a Servico
+		// unpublished or made agent-only meanwhile would show its new
+		// contents to a caller not allowed to see them.
+		if sv, ok := byID[r.ID]; ok && f.admits(sv) {
 			out = append(out, Hit{Servico: *sv, Score: r.Score, Scores: r.Scores})
 		}
 	}

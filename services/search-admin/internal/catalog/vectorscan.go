@@ -21,6 +21,14 @@ func (f SearchFilter) match(m *vectorMeta) bool {
 		(f.OrgaoGestor == "" || slices.Contains(m.orgaoGestor, f.OrgaoGestor))
 }
 
+// admits reports whether f lets a search show sv as it is stored now.
+func (f SearchFilter) admits(sv *Servico) bool {
+	agentOnly := sv.Agents != nil && sv.Agents.ExclusiveForAgents
+	return sv.Status == StatusPublished && (f.IncludeAgentOnly || !agentOnly) &&
+		(f.TemaGeral == "" || sv.TemaGeral == f.TemaGeral) &&
+		(f.OrgaoGestor == "" || slices.Contains(sv.OrgaoGestor, f.OrgaoGestor))
+}
+
 // ScoredID is one ranked Servico.
 type ScoredID struct {
 	ID    string
