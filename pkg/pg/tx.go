@@ -24,6 +24,14 @@ const retryBase = 20 * time.Millisecond
 // committed. It is never retried blindly; MapError makes it a 503.
 var ErrCommitUnknown = errors.New("the connection was lost during COMMIT; the transaction may or may not be committed")
 
+// Snapshot is the option of a read made of several statements that must
+// agree (Tx(ctx, db, fn, Snapshot)): a read-only transaction whose
+// statements all see the database as it was at its first one, so that a
+// list's count and the page it counts, or a row and the rows embedded in
+// it, never mix a write committed between them. Read-only at repeatable
+// read, it takes no locks and never fails to serialize.
+var Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+
 // Tx runs fn in one transaction of db bound to ctx and commits it. When
 // Postgres rolls the whole transaction back in a way that leaves nothing
 // behind — a serialization failure, a deadlock, or a connection lost before

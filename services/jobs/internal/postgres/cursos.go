@@ -41,7 +41,7 @@ func (s cursos) Dangling(ctx context.Context, in *jobs.CursoInput, v *problem.Vi
 // Get returns the course with id and its categorias.
 func (s cursos) Get(ctx context.Context, id int64) (*jobs.Curso, error) {
 	var out jobs.Curso
-	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+	err := readTx(ctx, s.db, func(tx *gorm.DB) error {
 		var rows []cursoRow
 		if err := tx.Where("id = ?", id).Limit(1).Find(&rows).Error; err != nil {
 			return err
@@ -58,7 +58,7 @@ func (s cursos) Get(ctx context.Context, id int64) (*jobs.Curso, error) {
 func (s cursos) List(ctx context.Context, f jobs.CursoFilter, p jobs.Page) (*jobs.List[jobs.Curso], error) {
 	var items []jobs.Curso
 	var total int64
-	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+	err := readTx(ctx, s.db, func(tx *gorm.DB) error {
 		var rows []cursoRow
 		var err error
 		if total, err = page(tx, cursoFilter(f), p, &rows); err != nil {

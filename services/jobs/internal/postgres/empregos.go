@@ -38,7 +38,7 @@ func (s empregos) Dangling(ctx context.Context, in *jobs.EmpregoInput, v *proble
 // Get returns the posting with id and its relation objects.
 func (s empregos) Get(ctx context.Context, id int64) (*jobs.Emprego, error) {
 	var out jobs.Emprego
-	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+	err := readTx(ctx, s.db, func(tx *gorm.DB) error {
 		row, err := takeEmprego(tx, id, false)
 		if err != nil {
 			return err
@@ -52,7 +52,7 @@ func (s empregos) Get(ctx context.Context, id int64) (*jobs.Emprego, error) {
 func (s empregos) List(ctx context.Context, f jobs.EmpregoFilter, p jobs.Page) (*jobs.List[jobs.Emprego], error) {
 	var items []jobs.Emprego
 	var total int64
-	err := inTx(ctx, s.db, func(tx *gorm.DB) error {
+	err := readTx(ctx, s.db, func(tx *gorm.DB) error {
 		var rows []empregoRow
 		var err error
 		if total, err = page(tx, empregoFilter(f), p, &rows); err != nil {

@@ -40,7 +40,7 @@ func (n named[In, Out]) Create(ctx context.Context, in *In) (*Out, error) {
 // Get returns the row with id and its reverse arrays.
 func (n named[In, Out]) Get(ctx context.Context, id int64) (*Out, error) {
 	var out Out
-	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
+	err := readTx(ctx, n.db, func(tx *gorm.DB) error {
 		r, err := n.take(tx, id)
 		if err != nil {
 			return err
@@ -61,7 +61,7 @@ func (n named[In, Out]) List(ctx context.Context, f jobs.NameFilter, p jobs.Page
 	}
 	var rows []nameRow
 	var total int64
-	err := inTx(ctx, n.db, func(tx *gorm.DB) error {
+	err := readTx(ctx, n.db, func(tx *gorm.DB) error {
 		if err := where(tx).Count(&total).Error; err != nil {
 			return err
 		}

@@ -81,3 +81,9 @@ func orNil[T any](out *T, err error) (*T, error) {
 func inTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	return pg.Tx(ctx, db, fn)
 }
+
+// readTx runs the statements of one read in a single snapshot (pg.Snapshot):
+// a list's count agrees with its page, and a resource with what it embeds.
+func readTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
+	return pg.Tx(ctx, db, fn, pg.Snapshot)
+}

@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 )
 
@@ -16,25 +17,37 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // List implements catalog.Store.
 func (s *Store) List(ctx context.Context, f catalog.Filter) (catalog.Page, error) {
-	q, err := filtered(s.db.WithContext(ctx).Model(&servicoRow{}), f)
+	rows, total, err := readPage[servicoRow](ctx, s.db, func(q *gorm.DB) (*gorm.DB, error) { return filtered(q, f) },
+		"created_at DESC, id DESC", f.Page, f.PerPage)
 	if err != nil {
-		return catalog.Page{}, err
+		return catalog.Page{}, mapError(fmt.Errorf("list servicos: %w", err))
 	}
-	q = q.Session(&gorm.Session{})
-	var page catalog.Page
-	if err := q.Count(&page.Total).Error; err != nil {
-		return page, mapError(fmt.Errorf("count servicos: %w", err))
-	}
-	var rows []servicoRow
-	err = q.Order("created_at DESC, id DESC").Limit(f.PerPage).Offset((f.Page - 1) * f.PerPage).Find(&rows).Error
-	if err != nil {
-		return page, mapError(fmt.Errorf("list servicos: %w", err))
-	}
-	page.Data = make([]catalog.Servico, len(rows))
+	page := catalog.Page{Total: total, Data: make([]catalog.Servico, len(rows))}
 	for i, r := range rows {
 		page.Data[i] = *r.servico()
 	}
 	return page, nil
+}
+
+// readPage counts the rows of R that filter selects and reads page number
+// page of perPage of them in order, both in one snapshot (pg.Snapshot), so
+// that the count is the count of what the pages hold.
+func readPage[R any](ctx context.Context, db *gorm.DB, filter func(*gorm.DB) (*gorm.DB, error), order string, page, perPage int) ([]R, int64, error) {
+	var rows []R
+	var total int64
+	err := pg.Tx(ctx, db, func(tx *gorm.DB) error {
+		rows, total = nil, 0
+		q, err := filter(tx.Model(new(R)))
+		if err != nil {
+			return err
+		}
+		q = q.Session(&gorm.Session{})
+		if err := q.Count(&total).Error; err != nil {
+			return fmt.Errorf("count: %w", err)
+		}
+		return q.Order(order).Limit(perPage).Offset((page - 1) * perPage).Find(&rows).Error
+	}, pg.Snapshot)
+	return rows, total, err
 }
 
 // filtered adds the conditions of f to q.

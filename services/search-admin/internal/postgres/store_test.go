@@ -243,3 +243,20 @@ func TestCompleteEmbeddingYieldsToANewerContent(t *testing.T) {
 		t.Errorf("stale embedding was stored over newer content: status %q embedding %v", got.EmbeddingStatus, got.Embedding)
 	}
 }
+
+func TestAListsCountAndPageComeFromOneSnapshot(t *testing.T) {
+	t.Parallel()
+	st, db := newStore(t)
+	for _, name := range []string{"Alvará", "Coleta", "Poda"} {
+		mustCreate(t, st, name, false, nil)
+	}
+	// A concurrent client's write lands right after the count.
+	pgtest.WriteAfterNextCount(t, db, func() { mustCreate(t, st, "Criado entre a contagem e a página", false, nil) })
+	page, err := st.List(context.Background(), catalog.Filter{Page: 1, PerPage: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(page.Total) != len(page.Data) {
+		t.Errorf("total = %d with %d items on the only page: the count and the page saw different data", page.Total, len(page.Data))
+	}
+}

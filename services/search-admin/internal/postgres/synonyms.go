@@ -85,21 +85,17 @@ func (s *Store) GetSynonym(ctx context.Context, id string) (*catalog.Synonym, er
 
 // ListSynonyms implements catalog.SynonymStore.
 func (s *Store) ListSynonyms(ctx context.Context, f catalog.SynonymFilter) (catalog.SynonymPage, error) {
-	q := pg.Conn(ctx, s.db).Model(&synonymRow{})
-	if f.Text != "" {
-		q = q.Where(`search_unaccent(lower(root || ' ' || synonyms::text)) LIKE '%' || search_unaccent(lower(?)) || '%'`,
-			likeEscaper.Replace(f.Text))
+	rows, total, err := readPage[synonymRow](ctx, s.db, func(q *gorm.DB) (*gorm.DB, error) {
+		if f.Text != "" {
+			q = q.Where(`search_unaccent(lower(root || ' ' || synonyms::text)) LIKE '%' || search_unaccent(lower(?)) || '%'`,
+				likeEscaper.Replace(f.Text))
+		}
+		return q, nil
+	}, "created_at DESC, id DESC", f.Page, f.PerPage)
+	if err != nil {
+		return catalog.SynonymPage{}, mapError(fmt.Errorf("list synonyms: %w", err))
 	}
-	q = q.Session(&gorm.Session{})
-	var page catalog.SynonymPage
-	if err := q.Count(&page.Total).Error; err != nil {
-		return page, mapError(fmt.Errorf("count synonyms: %w", err))
-	}
-	var rows []synonymRow
-	if err := q.Order("created_at DESC, id DESC").Limit(f.PerPage).Offset((f.Page - 1) * f.PerPage).Find(&rows).Error; err != nil {
-		return page, mapError(fmt.Errorf("list synonyms: %w", err))
-	}
-	page.Data = make([]catalog.Synonym, len(rows))
+	page := catalog.SynonymPage{Total: total, Data: make([]catalog.Synonym, len(rows))}
 	for i, r := range rows {
 		page.Data[i] = r.synonym()
 	}
