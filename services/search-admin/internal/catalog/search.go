@@ -192,6 +192,9 @@ func (s *Searcher) searchIn(ctx context.Context, q SearchQuery, settings SearchS
 		return SearchResult{}, settings, err
 	}
 	res.Data, settings, err = s.hits(ctx, ranked, q.Filter)
+	// What the page left out (see hits) is not counted either: on a page
+	// that holds every match, total is then the number of hits.
+	res.Meta.Total -= len(ranked) - len(res.Data)
 	return res, settings, err
 }
 

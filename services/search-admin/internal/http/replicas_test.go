@@ -88,7 +88,11 @@ func TestSearchNeverShowsWhatAWriteHasJustHidden(t *testing.T) {
 			if q.Has("tema_geral") {
 				hidden = append(hidden, moved.ID)
 			}
-			for _, h := range reader.searchPage(t, q).Data {
+			page := reader.searchPage(t, q)
+			if page.Meta.Total != len(page.Data) {
+				t.Errorf("%s: meta.total %d with %d hits on the only page", q.Encode(), page.Meta.Total, len(page.Data))
+			}
+			for _, h := range page.Data {
 				if slices.Contains(hidden, h.ID) {
 					t.Errorf("%s: search showed %q (status %d, agents %+v, tema %q), which the query no longer admits",
 						q.Encode(), h.NomeServico, h.Status, h.Agents, h.TemaGeral)
