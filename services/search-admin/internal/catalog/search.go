@@ -192,9 +192,15 @@ func (s *Searcher) searchIn(ctx context.Context, q SearchQuery, settings SearchS
 		return SearchResult{}, settings, err
 	}
 	res.Data, settings, err = s.hits(ctx, ranked, q.Filter)
-	// What the page left out (see hits) is not counted either: on a page
-	// that holds every match, total is then the number of hits.
-	res.Meta.Total -= len(ranked) - len(res.Data)
+	// What the page left out (see hits) is not counted either. On the page
+	// that holds the last match, total is what the pages hold: a match
+	// counted from the index just before a write took it out of it (the
+	// ranking then dropped it) is not counted there either.
+	if offset < res.Meta.Total && res.Meta.Total <= offset+q.PerPage {
+		res.Meta.Total = offset + len(res.Data)
+	} else {
+		res.Meta.Total -= len(ranked) - len(res.Data)
+	}
 	return res, settings, err
 }
 
