@@ -21,6 +21,7 @@ import (
 	"github.com/municipal-apis/platform/gateway/internal/portal"
 	"github.com/municipal-apis/platform/gateway/internal/proxy"
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/gateway/internal/route"
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/server"
 	"github.com/municipal-apis/platform/pkg/telemetry"
@@ -106,18 +107,35 @@ func New(ctx context.Context, cfg Config) (_ *App, err error) {
 	// /docs needs no token and spends no rate limit; it is served through
 	// net/http, the rest of the gateway on fasthttp (docs/decisions.md).
 	docsHandler := server.FromHTTP(docs)
+	// serveDocs answers a request under /docs. Its path is checked as a
+	// routed one is (docs/decisions.md): ".." in any spelling or an encoded
+	// "/" or "\" is a 400, not a path net/http decodes and resolves.
+	serveDocs := func(c *fasthttp.RequestCtx) {
+		if _, err := route.Canonicalize(string(c.URI().PathOriginal())); err != nil {
+			server.WriteFastProblem(c, err)
+			return
+		}
+		docsHandler(c)
+	}
 	a.public = server.NewFast(cfg.HTTP, server.NewFastHandler(server.FastOptions{
 		Logger:  a.logger,
 		Metrics: metrics,
 		App: func(c *fasthttp.RequestCtx) {
 			if portal.Owns(server.FastPath(c)) {
-				docsHandler(c)
+				serveDocs(c)
 				return
 			}
 			h.Serve(c)
 		},
 		Expect: func(c *fasthttp.RequestCtx) bool {
-			return portal.Owns(server.FastPath(c)) || h.Expect(c)
+			if !portal.Owns(server.FastPath(c)) {
+				return h.Expect(c)
+			}
+			if c.IsGet() || c.IsHead() {
+				return true
+			}
+			serveDocs(c) // the portal's 405, answered instead of inviting a body it refuses
+			return false
 		},
 		Tracer: tracing.Provider,
 	}), a.logger)

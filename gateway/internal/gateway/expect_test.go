@@ -61,14 +61,15 @@ func TestExpectContinueIsRefusedBeforeTheBodyIsInvited(t *testing.T) {
 	h := start(t)
 	token := h.idp.Token(t, "catalog-admin")
 	tests := []struct {
-		name, auth, length, want string
+		name, path, auth, length, want string
 	}{
-		{"a request without a token is a 401, not a 100", "", "1048000", "HTTP/1.1 401 Unauthorized"},
-		{"a declared 10 GiB body is a 413, not a 100", "Authorization: Bearer " + token + "\r\n", "10737418240", "HTTP/1.1 413 Request Entity Too Large"},
+		{"a request without a token is a 401, not a 100", "/search/api/v1/admin/services", "", "1048000", "HTTP/1.1 401 Unauthorized"},
+		{"a declared 10 GiB body is a 413, not a 100", "/search/api/v1/admin/services", "Authorization: Bearer " + token + "\r\n", "10737418240", "HTTP/1.1 413 Request Entity Too Large"},
+		{"a POST to the portal is its 405, not a 100", "/docs/", "", "5000000", "HTTP/1.1 405 Method Not Allowed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			head := "POST /search/api/v1/admin/services HTTP/1.1\r\nHost: gateway\r\n" + tt.auth +
+			head := "POST " + tt.path + " HTTP/1.1\r\nHost: gateway\r\n" + tt.auth +
 				"Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: " + tt.length + "\r\n\r\n"
 			if got := statusAfterHead(t, h, head); got != tt.want {
 				t.Fatalf("first status line %q, want %q", got, tt.want)

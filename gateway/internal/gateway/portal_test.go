@@ -34,3 +34,25 @@ func TestThePortalNeedsNoTokenAndSpendsNoRateLimit(t *testing.T) {
 		t.Error("no http_requests_total series for route /docs")
 	}
 }
+
+func TestThePortalRefusesPathsARoutedRequestCannotHave(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	for _, path := range []string{
+		"/docs/api/go%2fv1/openapi.json", // an encoded "/" the portal's net/http would decode
+		"/docs%2f",                       // the page, through an encoded "/"
+		"/docs/assets/swagger-ui%2f..%2f..%2fportal.js", // ".." behind encoded slashes
+		"/docs/assets/swagger-ui/%2e%2e/portal.js",      // an encoded ".."
+		"/docs/assets%5cportal.js",                      // an encoded "\"
+	} {
+		head := "GET " + path + " HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n\r\n"
+		if got := statusAfterHead(t, h, head); got != "HTTP/1.1 400 Bad Request" {
+			t.Errorf("GET %s: %q, want the 400 of a routed path", path, got)
+		}
+	}
+	for _, path := range []string{"/docs/", "/docs/assets/portal.js"} {
+		if resp, _ := h.get(t, path, ""); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s, want 200", path, resp.Status)
+		}
+	}
+}
