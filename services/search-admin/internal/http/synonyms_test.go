@@ -152,6 +152,9 @@ func TestSynonymRulesApplyAtQueryTimeAndShowInMeta(t *testing.T) {
 	app.withoutDefaultSynonyms(t)
 	app.publish(t, map[string]any{"nome_servico": "Reparo de iluminação pública", "resumo": "Lâmpadas queimadas nas vias."})
 	app.publish(t, map[string]any{"nome_servico": "Recolhimento de resíduos volumosos", "resumo": "Móveis velhos."})
+	// The other replica learns of the writes from their notifications:
+	// its index holds them once its vectors do.
+	other.waitForVectors(t, 2)
 	search := func(a *testApp, q string) catalog.SearchResult {
 		return a.searchPage(t, url.Values{"q": {q}, "mode": {"keyword"}})
 	}
