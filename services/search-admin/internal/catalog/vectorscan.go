@@ -21,12 +21,11 @@ func (f SearchFilter) match(m *vectorMeta) bool {
 		(f.OrgaoGestor == "" || slices.Contains(m.orgaoGestor, f.OrgaoGestor))
 }
 
-// admits reports whether f lets a search show sv as it is stored now.
+// admits reports whether f lets a search show sv as it is stored now: the
+// index's test (match) on what the row holds, which must be published.
 func (f SearchFilter) admits(sv *Servico) bool {
-	agentOnly := sv.Agents != nil && sv.Agents.ExclusiveForAgents
-	return sv.Status == StatusPublished && (f.IncludeAgentOnly || !agentOnly) &&
-		(f.TemaGeral == "" || sv.TemaGeral == f.TemaGeral) &&
-		(f.OrgaoGestor == "" || slices.Contains(sv.OrgaoGestor, f.OrgaoGestor))
+	m := vectorMeta{agentOnly: sv.Agents != nil && sv.Agents.ExclusiveForAgents, temaGeral: sv.TemaGeral, orgaoGestor: sv.OrgaoGestor}
+	return sv.Status == StatusPublished && f.match(&m)
 }
 
 // ScoredID is one ranked Servico.
