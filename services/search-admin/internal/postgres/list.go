@@ -30,22 +30,19 @@ func (s *Store) List(ctx context.Context, f catalog.Filter) (catalog.Page, error
 }
 
 // readPage counts the rows of R that filter selects and reads page number
-// page of perPage of them in order, both in one snapshot (pg.Snapshot), so
-// that the count is the count of what the pages hold.
+// page of perPage of them in order (pg.CountPage), in one snapshot
+// (pg.Snapshot), so that the count is the count of what the pages hold.
 func readPage[R any](ctx context.Context, db *gorm.DB, filter func(*gorm.DB) (*gorm.DB, error), order string, page, perPage int) ([]R, int64, error) {
 	var rows []R
 	var total int64
 	err := pg.Tx(ctx, db, func(tx *gorm.DB) error {
-		rows, total = nil, 0
+		rows = nil
 		q, err := filter(tx.Model(new(R)))
 		if err != nil {
 			return err
 		}
-		q = q.Session(&gorm.Session{})
-		if err := q.Count(&total).Error; err != nil {
-			return fmt.Errorf("count: %w", err)
-		}
-		return q.Order(order).Limit(perPage).Offset((page - 1) * perPage).Find(&rows).Error
+		total, err = pg.CountPage(q, order, perPage, (page-1)*perPage, &rows)
+		return err
 	}, pg.Snapshot)
 	return rows, total, err
 }
