@@ -106,6 +106,13 @@ type ReindexStore interface {
 	// generation; nil when none. It never waits for a row lock: a run
 	// whose row another session holds is left for the next poll.
 	ClaimReindex(ctx context.Context, holder string, lease time.Duration, known []string) (*Reindex, error)
+	// Announce records r as running for ttl, replacing its last
+	// announcement: a re-index to a version, or a rollback to one, that a
+	// running replica does not define is ECONFLICT (BeginReindex, DryRun,
+	// Rollback).
+	Announce(ctx context.Context, r Replica, ttl time.Duration) error
+	// Retire removes holder's announcement: it stops running.
+	Retire(ctx context.Context, holder string) error
 	// Heartbeat extends l; ErrLeaseLost when the run is no longer held under l.
 	Heartbeat(ctx context.Context, l Lease, lease time.Duration) error
 	// ReleaseLease ends l now, so that another replica's next claim takes
@@ -133,6 +140,14 @@ type ReindexStore interface {
 	ReindexStatus(ctx context.Context) (ReindexStatus, error)
 	// ReindexHistory returns one page of re-indexes, newest first.
 	ReindexHistory(ctx context.Context, page, perPage int) ([]Reindex, int64, error)
+}
+
+// Replica is a running search-admin process as the others see it: its
+// lease holder name, the release it runs and the search-schema versions its
+// build defines.
+type Replica struct {
+	Holder, Release string
+	Versions        []string
 }
 
 // ReindexConfig tunes re-index runners.

@@ -8,11 +8,19 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/municipal-apis/platform/pkg/version"
 )
 
 // Run looks for a re-index to run (one this replica started, or one whose
 // runner's lease expired) every Poll, and runs it, until ctx is done.
 func (m *Reindexer) Run(ctx context.Context) error {
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		m.announce(ctx)
+	}()
+	defer func() { <-announced }()
 	for {
 		ri, err := m.store.ClaimReindex(ctx, m.holder, m.cfg.LeaseTTL, m.schemas.Versions())
 		switch {
@@ -29,6 +37,40 @@ func (m *Reindexer) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// announce tells the other replicas every Poll, until ctx is done, that
+// this one runs and which schema versions its build defines (Announce),
+// and retires it then. A replica that dies without retiring counts as
+// running for announceTTL more.
+func (m *Reindexer) announce(ctx context.Context) {
+	r := Replica{Holder: m.holder, Release: version.Version, Versions: m.schemas.Versions()}
+	ttl := max(3*m.cfg.Poll, announceTTL)
+	failing := false
+	for {
+		err := m.store.Announce(ctx, r, ttl)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			failing = true
+			m.log.WarnContext(ctx, "replica not announced; re-indexes to versions it does not define are not refused meanwhile", "err", err)
+		case err == nil && failing:
+			failing = false
+			m.log.InfoContext(ctx, "replica announced again")
+		}
+		select {
+		case <-ctx.Done():
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverTimeout)
+			defer cancel()
+			if err := m.store.Retire(ctx, m.holder); err != nil {
+				m.log.WarnContext(ctx, "replica not retired; it counts as running until its announcement expires", "err", err, "ttl", ttl.String())
+			}
+			return
+		case <-time.After(m.cfg.Poll):
+		}
+	}
+}
+
+// announceTTL is the least time a replica's announcement lasts.
+const announceTTL = 15 * time.Second
 
 // execute runs ri under a heartbeat until it is switched, ctx is done or
 // the lease is lost.

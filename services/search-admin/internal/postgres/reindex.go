@@ -45,6 +45,9 @@ FROM search_settings FOR UPDATE`).Row().Scan(&m.FromVersion, &running)
 		case m.FromVersion == m.SchemaVersion:
 			return problem.Errorf(problem.ECONFLICT, "schema version %s is already the current one", m.SchemaVersion)
 		}
+		if err := undefinedByRunning(tx, m.SchemaVersion); err != nil {
+			return err
+		}
 		if err := tx.Exec(`DELETE FROM search_documents WHERE schema_version = ?`, m.SchemaVersion).Error; err != nil {
 			return fmt.Errorf("drop stale %s documents: %w", m.SchemaVersion, err)
 		}
@@ -78,7 +81,7 @@ FROM search_settings`, target).Row().Scan(&r.FromVersion, &running, &r.Servicos,
 	case r.FromVersion == target:
 		return r, problem.Errorf(problem.ECONFLICT, "schema version %s is already the current one", target)
 	}
-	return r, nil
+	return r, mapError(undefinedByRunning(pg.Conn(ctx, s.db), target))
 }
 
 // claimReindex takes a running re-index whose lease is this holder's or has

@@ -35,6 +35,9 @@ func (s *Store) Rollback(ctx context.Context) error {
 		if previous == nil {
 			return problem.Errorf(problem.ECONFLICT, "nothing to roll back: no re-index is running and no previous version is kept")
 		}
+		if err := undefinedByRunning(tx, *previous); err != nil {
+			return err
+		}
 		err := tx.Exec(`UPDATE search_migrations SET state = 'rolled_back', rolled_back_at = now(), updated_at = now()
 WHERE id = (SELECT id FROM search_migrations WHERE state = 'completed' ORDER BY finished_at DESC, id DESC LIMIT 1)`).Error
 		if err != nil {
