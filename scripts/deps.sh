@@ -79,7 +79,7 @@ apt_updated=""
 apt_install() {
   have apt-get && can_root || return 1
   if [ -z "$apt_updated" ]; then as_root apt-get update -qq; apt_updated=1; fi
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 }
 
 docker_engine() { have docker && docker info >/dev/null 2>&1 && docker compose version >/dev/null 2>&1; }
@@ -190,8 +190,10 @@ fi
 if [ -n "$BROWSER" ]; then
   if [ -n "${CHROMIUM:-}" ] || have chromium || have chromium-browser; then
     say "Chromium: ${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}"
-  elif apt_install chromium; then
-    say "Chromium installed"
+  # Without recommends (udev, upower, avahi, a printer dialog: a desktop's),
+  # but with the two a page's rendering uses.
+  elif apt_install chromium fonts-liberation libgl1-mesa-dri; then
+    say "Chromium ${DRY_RUN:+would be }installed"
   else
     failed=1
     cat >&2 <<MSG
