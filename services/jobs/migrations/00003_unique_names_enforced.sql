@@ -16,49 +16,45 @@ AS $$
 $$;
 -- +goose StatementEnd
 
--- A name that would become blank is stored as written, as 00002 left it (the
--- service refuses blank names before they get here).
+-- unique_name_column(column) puts NEW's column in that form; a name that
+-- would become blank is stored as written, as 00002 left it (the service
+-- refuses blank names before they get here).
 -- +goose StatementBegin
-CREATE FUNCTION escolaridades_unique_name() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION unique_name_column() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    written text := to_jsonb(NEW) ->> TG_ARGV[0];
 BEGIN
-    NEW.nivel := COALESCE(NULLIF(unique_name(NEW.nivel), ''), NEW.nivel);
-    RETURN NEW;
+    RETURN jsonb_populate_record(NEW, jsonb_build_object(TG_ARGV[0], COALESCE(NULLIF(unique_name(written), ''), written)));
 END
 $$;
 -- +goose StatementEnd
 CREATE TRIGGER escolaridades_unique_name BEFORE INSERT OR UPDATE OF nivel ON escolaridades
-FOR EACH ROW EXECUTE FUNCTION escolaridades_unique_name();
+FOR EACH ROW EXECUTE FUNCTION unique_name_column('nivel');
+CREATE TRIGGER categorias_unique_name BEFORE INSERT OR UPDATE OF nome ON categorias
+FOR EACH ROW EXECUTE FUNCTION unique_name_column('nome');
 
+-- 00002's rewrite, for each table.
 -- +goose StatementBegin
-CREATE FUNCTION categorias_unique_name() RETURNS trigger LANGUAGE plpgsql AS $$
+DO $$
+DECLARE
+    t record;
 BEGIN
-    NEW.nome := COALESCE(NULLIF(unique_name(NEW.nome), ''), NEW.nome);
-    RETURN NEW;
+    FOR t IN SELECT * FROM (VALUES ('escolaridades', 'nivel'), ('categorias', 'nome')) v(tab, col) LOOP
+        EXECUTE format($sql$
+            UPDATE %1$I x SET %2$I = r.norm
+            FROM (
+                SELECT id, norm, %2$I = norm AS normal,
+                       row_number() OVER (PARTITION BY lower(norm) ORDER BY %2$I = norm DESC, id) AS pick
+                FROM (SELECT id, %2$I, unique_name(%2$I) AS norm FROM %1$I) n
+            ) r
+            WHERE x.id = r.id AND r.pick = 1 AND NOT r.normal AND r.norm <> ''$sql$, t.tab, t.col);
+    END LOOP;
 END
 $$;
 -- +goose StatementEnd
-CREATE TRIGGER categorias_unique_name BEFORE INSERT OR UPDATE OF nome ON categorias
-FOR EACH ROW EXECUTE FUNCTION categorias_unique_name();
-
-UPDATE escolaridades e SET nivel = r.norm
-FROM (
-    SELECT id, norm, nivel = norm AS normal,
-           row_number() OVER (PARTITION BY lower(norm) ORDER BY nivel = norm DESC, id) AS pick
-    FROM (SELECT id, nivel, unique_name(nivel) AS norm FROM escolaridades) n
-) r
-WHERE e.id = r.id AND r.pick = 1 AND NOT r.normal AND r.norm <> '';
-
-UPDATE categorias c SET nome = r.norm
-FROM (
-    SELECT id, norm, nome = norm AS normal,
-           row_number() OVER (PARTITION BY lower(norm) ORDER BY nome = norm DESC, id) AS pick
-    FROM (SELECT id, nome, unique_name(nome) AS norm FROM categorias) n
-) r
-WHERE c.id = r.id AND r.pick = 1 AND NOT r.normal AND r.norm <> '';
 
 -- +goose Down
 DROP TRIGGER categorias_unique_name ON categorias;
 DROP TRIGGER escolaridades_unique_name ON escolaridades;
-DROP FUNCTION categorias_unique_name();
-DROP FUNCTION escolaridades_unique_name();
+DROP FUNCTION unique_name_column();
 DROP FUNCTION unique_name(text);
