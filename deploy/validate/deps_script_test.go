@@ -127,6 +127,7 @@ func TestDepsScriptChoosesTheFirstStepThatApplies(t *testing.T) {
 		fakes   map[string]string
 		up      bool // whether both servers answer
 		code    int
+		browser bool // --browser too
 		want    []string
 		notWant []string
 	}{
@@ -150,14 +151,20 @@ func TestDepsScriptChoosesTheFirstStepThatApplies(t *testing.T) {
 			name:    "missing, as root: installed with apt-get",
 			uid:     0,
 			fakes:   map[string]string{"apt-get": "exit 0", "docker": dockerEngine},
-			want:    []string{"would run: apt-get update -qq", "would run: env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib", "apt-get install -y -qq redis-server", "would start PostgreSQL once installed"},
+			want:    []string{"would run: apt-get update -qq", "would run: env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql postgresql-contrib", "apt-get install -y -qq --no-install-recommends redis-server", "would start PostgreSQL once installed"},
 			notWant: []string{"docker compose"},
+		},
+		{
+			name: "no Chromium, as root: a dry run says it would install it, not that it did", uid: 0, up: true, browser: true,
+			fakes:   map[string]string{"apt-get": "exit 0"},
+			want:    []string{"would run: env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation libgl1-mesa-dri", "Chromium would be installed"},
+			notWant: []string{"Chromium installed"},
 		},
 		{
 			name:    "missing, with sudo that needs no password: installed through sudo",
 			uid:     1000,
 			fakes:   map[string]string{"apt-get": "exit 0", "sudo": `[ "$1" = -n ] && shift; "$@"`},
-			want:    []string{"would run: sudo apt-get update -qq", "would run: sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server"},
+			want:    []string{"would run: sudo apt-get update -qq", "would run: sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server"},
 			notWant: []string{"docker compose"},
 		},
 		{
@@ -189,7 +196,11 @@ func TestDepsScriptChoosesTheFirstStepThatApplies(t *testing.T) {
 				pg, redis = listening(t), listening(t)
 			}
 			m.env = append(m.env, "FAKE_PG_PORT="+port(pg))
-			code, out := m.run(pg, redis, "--dry-run")
+			args := []string{"--dry-run"}
+			if tt.browser {
+				args = append(args, "--browser")
+			}
+			code, out := m.run(pg, redis, args...)
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d", code, tt.code)
 			}
