@@ -15,8 +15,8 @@ import (
 
 // Announce implements catalog.ReindexStore. The versions go as one string
 // (GORM would send a slice as a row of values); a version is "v" and
-// digits. Rows of replicas gone for a
-// day without retiring (a killed pod) are dropped on the way.
+// digits. Rows of replicas gone for a day without retiring (killed pods)
+// are dropped on the way.
 func (s *Store) Announce(ctx context.Context, r catalog.Replica, ttl time.Duration) error {
 	err := pg.Conn(ctx, s.db).Exec(`WITH gone AS (DELETE FROM search_replicas WHERE expires_at < now() - interval '1 day')
 INSERT INTO search_replicas (holder, versions, release, expires_at) VALUES (@holder, string_to_array(@versions, ','), @release, now() + make_interval(secs => @ttl))
