@@ -35,7 +35,7 @@ func Commands(ctx context.Context, args []string, commands map[string]RunFunc) e
 	}
 	slices.Sort(names)
 	if IsHelp(args) {
-		return Usage(" [" + strings.Join(names, " | ") + "]\n\nWithout a command it runs serve. Every setting is an environment variable (see the README).")
+		return Usage(" [" + strings.Join(names, " | ") + "]\n\nWithout a command it runs serve. Every setting is an environment variable (see the README);\na command followed by -h says what it takes.")
 	}
 	name := "serve"
 	if len(args) > 0 {

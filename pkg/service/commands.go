@@ -22,7 +22,9 @@ type Configured interface {
 func Commands[C Configured, A program.App](ctx context.Context, args []string, cfg C,
 	newApp func(context.Context, C) (A, error), sets []pg.Set) error {
 	return program.Commands(ctx, args, map[string]program.RunFunc{
-		"serve": func(ctx context.Context, _ []string) error { return program.Serve(ctx, newApp, cfg) },
+		// serve takes no arguments: "serve -h" (a habit) answers with help
+		// and a stray argument is refused, rather than starting a server.
+		"serve": program.EnvOnly("see the service's README", func(ctx context.Context) error { return program.Serve(ctx, newApp, cfg) }),
 		"migrate": func(ctx context.Context, args []string) error {
 			shared := cfg.Shared()
 			if shared.Logger == nil {

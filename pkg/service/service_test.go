@@ -73,10 +73,30 @@ func TestCommandsMigrateThenServe(t *testing.T) {
 	t.Parallel()
 	cfg := config(t, false)
 	served := make(chan service.Config, 1)
-	newApp := func(_ context.Context, c service.Config) (*fakeApp, error) { served <- c; return &fakeApp{}, nil }
+	newApp := func(_ context.Context, c service.Config) (*fakeApp, error) {
+		select {
+		case served <- c:
+		default:
+			t.Error("serve built the app twice")
+		}
+		return &fakeApp{}, nil
+	}
 	ctx := context.Background()
 	if err := service.Commands(ctx, []string{"frobnicate"}, cfg, newApp, sets); err == nil || !strings.Contains(err.Error(), "migrate or serve") {
 		t.Errorf("an unknown command: %v", err)
+	}
+	// Neither "serve -h" nor a stray argument starts a server.
+	var usage program.Usage
+	if err := service.Commands(ctx, []string{"serve", "-h"}, cfg, newApp, sets); !errors.As(err, &usage) {
+		t.Errorf("serve -h: %v, want its usage", err)
+	}
+	if err := service.Commands(ctx, []string{"serve", "--port=9"}, cfg, newApp, sets); err == nil || !strings.Contains(err.Error(), "takes no arguments") {
+		t.Errorf("serve with an argument: %v, want it refused", err)
+	}
+	select {
+	case <-served:
+		t.Fatal("serve with arguments built the app")
+	default:
 	}
 	if err := service.Commands(ctx, []string{"migrate"}, cfg, newApp, sets); err != nil {
 		t.Fatalf("migrate: %v", err)
