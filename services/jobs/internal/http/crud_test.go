@@ -30,7 +30,7 @@ func TestNamedResourcesLifecycle(t *testing.T) {
 				Meta struct{ Page, PerPage, Total int } `json:"meta"`
 			}
 			list.decode(t, &page)
-			if len(page.Data) != 1 || id(page.Data[0]) != id(a) || page.Meta.Total != 1 {
+			if len(page.Data) != 1 || id(page.Data[0]) != id(a) || page.Data[0][r.field] != "Alfa "+r.path || page.Meta.Total != 1 {
 				t.Errorf("filtered list = %s", list.Body)
 			}
 			for _, reverse := range []string{"empregos", "cursos"} {

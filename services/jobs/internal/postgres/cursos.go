@@ -56,24 +56,7 @@ func (s cursos) Get(ctx context.Context, id int64) (*jobs.Curso, error) {
 
 // List returns a page of courses matching f, with their categorias.
 func (s cursos) List(ctx context.Context, f jobs.CursoFilter, p jobs.Page) (*jobs.List[jobs.Curso], error) {
-	var items []jobs.Curso
-	var total int64
-	err := readTx(ctx, s.db, func(tx *gorm.DB) error {
-		var rows []cursoRow
-		var err error
-		if total, err = page(tx, cursoFilter(f), p, &rows); err != nil {
-			return err
-		}
-		items = make([]jobs.Curso, len(rows))
-		for i, r := range rows {
-			items[i] = r.curso()
-		}
-		return embedCategorias(tx, items)
-	})
-	if err != nil {
-		return nil, mapErr("list cursos", err)
-	}
-	return jobs.NewList(items, p, total), nil
+	return list(ctx, s.db, "cursos", cursoFilter(f), p, cursoRow.curso, embedCategorias)
 }
 
 // Update replaces every writable member of the course with id and its set

@@ -50,24 +50,7 @@ func (s empregos) Get(ctx context.Context, id int64) (*jobs.Emprego, error) {
 
 // List returns a page of postings matching f, with their relation objects.
 func (s empregos) List(ctx context.Context, f jobs.EmpregoFilter, p jobs.Page) (*jobs.List[jobs.Emprego], error) {
-	var items []jobs.Emprego
-	var total int64
-	err := readTx(ctx, s.db, func(tx *gorm.DB) error {
-		var rows []empregoRow
-		var err error
-		if total, err = page(tx, empregoFilter(f), p, &rows); err != nil {
-			return err
-		}
-		items = make([]jobs.Emprego, len(rows))
-		for i, r := range rows {
-			items[i] = r.emprego()
-		}
-		return embedEmpregoRelations(tx, items)
-	})
-	if err != nil {
-		return nil, mapErr("list empregos", err)
-	}
-	return jobs.NewList(items, p, total), nil
+	return list(ctx, s.db, "empregos", empregoFilter(f), p, empregoRow.emprego, embedEmpregoRelations)
 }
 
 // Update replaces every writable member of the posting with id; a status

@@ -59,22 +59,7 @@ func (n named[In, Out]) List(ctx context.Context, f jobs.NameFilter, p jobs.Page
 		}
 		return q
 	}
-	var rows []nameRow
-	var total int64
-	err := readTx(ctx, n.db, func(tx *gorm.DB) error {
-		if err := where(tx).Count(&total).Error; err != nil {
-			return err
-		}
-		return where(tx).Select("id, ? AS name", n.col()).Order("id").Limit(p.PerPage).Offset(int(p.Offset())).Scan(&rows).Error
-	})
-	if err != nil {
-		return nil, mapErr("list "+n.t.name, err)
-	}
-	items := make([]Out, 0, len(rows))
-	for _, r := range rows {
-		items = append(items, n.build(r))
-	}
-	return jobs.NewList(items, p, total), nil
+	return list(ctx, n.db, n.t.name, where, p, n.build, nil, "id, ? AS name", n.col())
 }
 
 // Update replaces the name of the row with id.
