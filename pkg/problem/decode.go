@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
@@ -226,10 +227,42 @@ func (d *decoder) leaf(path string, raw json.RawMessage, fv reflect.Value) {
 		if !errors.As(err, &ute) && !errors.As(err, &se) && err.Error() != "" {
 			msg = err.Error()
 		}
+		if least, most, ok := integerRange(fv.Type()); ok && ute != nil && isIntegerLiteral(raw) {
+			// An integer the member's type cannot hold (salario_max is
+			// 32 bits): "must be an integer" would not say why.
+			d.v.Add(path, "out_of_range", "must be an integer from "+least+" to "+most)
+			return
+		}
 		d.v.Add(path, "invalid_type", msg)
 		return
 	}
 	fv.Set(ptr.Elem())
+}
+
+// integerRange gives the bounds of an integer type, as decimal text.
+func integerRange(t reflect.Type) (least, most string, ok bool) {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(-1<<(t.Bits()-1), 10), strconv.FormatInt(1<<(t.Bits()-1)-1, 10), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "0", strconv.FormatUint(math.MaxUint64>>(64-t.Bits()), 10), true
+	}
+	return "", "", false
+}
+
+// isIntegerLiteral reports whether raw is a JSON number without a fraction
+// or an exponent.
+func isIntegerLiteral(raw json.RawMessage) bool {
+	digits := bytes.TrimPrefix(raw, []byte("-"))
+	if len(digits) == 0 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // freeForm reports whether t takes any JSON value rather than a shape the

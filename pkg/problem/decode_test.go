@@ -139,6 +139,34 @@ func TestDecodeJSONMessagesNameTheExpectedType(t *testing.T) {
 	}
 }
 
+func TestDecodeJSONSaysWhichIntegersAMemberHolds(t *testing.T) {
+	t.Parallel()
+	var dst struct {
+		Small *int32 `json:"small"`
+		Large *int64 `json:"large"`
+		Count *uint8 `json:"count"`
+		Fine  *int32 `json:"fine"`
+		Frac  *int32 `json:"frac"`
+	}
+	var v problem.Violations
+	body := `{"small": 2147483648, "large": -9223372036854775809, "count": 256, "fine": -2147483648, "frac": 1.5}`
+	_ = problem.DecodeJSON(request(body, "application/json", 0), &dst, &v)
+	want := map[string][2]string{
+		"small": {"out_of_range", "must be an integer from -2147483648 to 2147483647"},
+		"large": {"out_of_range", "must be an integer from -9223372036854775808 to 9223372036854775807"},
+		"count": {"out_of_range", "must be an integer from 0 to 255"},
+		"frac":  {"invalid_type", "must be an integer"},
+	}
+	for _, f := range v.List() {
+		if w := want[f.Field]; w != [2]string{f.Code, f.Message} {
+			t.Errorf("%s: %s %q, want %v", f.Field, f.Code, f.Message, w)
+		}
+	}
+	if v.Len() != len(want) || dst.Fine == nil || *dst.Fine != -2147483648 {
+		t.Errorf("got %d violations, fine %v", v.Len(), dst.Fine)
+	}
+}
+
 func TestDecodeJSONFillsValidMembersAndTreatsNullAsAbsent(t *testing.T) {
 	t.Parallel()
 	body := `{"nome_servico":"Emissão de 2ª via 🧾","orgao_gestor":["SMS","SMF"],"status":1,"agents":{"exclusive_for_agents":true,"tool_hint":"use"},"extra_fields":{"a":{"b":[1,2]}},"is_free":null}`
