@@ -41,6 +41,11 @@ type Input struct {
 	Status                *int           `json:"status"`
 }
 
+// MaxTimestamp is the last second of the year 9999, the largest
+// published_at: a time in milliseconds (1700000000000, the year 55840) is
+// a mistake of unit, not a date.
+const MaxTimestamp = 253402300799
+
 // Servico checks every rule of table 2.7 and returns the entry the input
 // describes, recording each violation in v. Members that already failed to
 // decode are not checked again. Blank strings in arrays are not items.
@@ -75,8 +80,8 @@ func (in Input) Servico(v *problem.Violations) *Servico {
 	if in.ExtraFields != nil && containsNUL(in.ExtraFields) && !v.Has("extra_fields") {
 		v.Add("extra_fields", "invalid_value", "must not contain NUL characters")
 	}
-	if in.PublishedAt != nil && *in.PublishedAt < 0 {
-		v.Add("published_at", "out_of_range", "must be a Unix timestamp in seconds, not negative")
+	if in.PublishedAt != nil && (*in.PublishedAt < 0 || *in.PublishedAt > MaxTimestamp) {
+		v.Addf("published_at", "out_of_range", "must be a Unix timestamp in seconds, from 0 to %d (the end of the year 9999): milliseconds are too large", MaxTimestamp)
 	}
 	if in.Status != nil {
 		s.Status = *in.Status

@@ -42,6 +42,7 @@ func TestCreateEnforcesTable27AtItsBoundaries(t *testing.T) {
 		{"status \"1\" is the wrong type", with(map[string]any{"status": "1"}), []violation{{"status", "invalid_type"}}},
 		{"status 1.5 is the wrong type", with(map[string]any{"status": 1.5}), []violation{{"status", "invalid_type"}}},
 		{"a negative published_at is refused", with(map[string]any{"published_at": -5}), []violation{{"published_at", "out_of_range"}}},
+		{"a published_at in milliseconds is refused", with(map[string]any{"published_at": 1700000000000}), []violation{{"published_at", "out_of_range"}}},
 		{"an unknown member is refused", with(map[string]any{"nome": "typo"}), []violation{{"nome", "unknown_field"}}},
 		{"an unknown member inside agents is refused", with(map[string]any{"agents": map[string]any{"hint": "x"}}), []violation{{"agents.hint", "unknown_field"}}},
 		{"a null required member is missing", with(map[string]any{"tema_geral": nil}), []violation{{"tema_geral", "required"}}},
