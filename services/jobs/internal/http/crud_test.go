@@ -142,6 +142,8 @@ func TestListEmpregos(t *testing.T) {
 		{"the second page holds the rest", "?page=2", 5, 25, 20},
 		{"a page past the end is empty", "?page=9", 0, 25, 20},
 		{"per_page above 100 is clamped", "?per_page=500", 25, 25, 100},
+		{"per_page beyond 32 bits is clamped too", "?per_page=2147483648", 25, 25, 100},
+		{"per_page beyond 64 bits is clamped too", "?per_page=99999999999999999999", 25, 25, 100},
 		{"filters combine", fmt.Sprintf("?empresa_id=%d&tipo_contratacao=PJ&status=ABERTO", id(b)), 5, 5, 20},
 		{"an enum filter selects", "?status=CRIADO&turno=MANHA&per_page=3", 3, 20, 3},
 		{"a filter that matches nothing gives an empty page", "?orgao_id=1", 0, 0, 20},
@@ -167,6 +169,8 @@ func TestListEmpregos(t *testing.T) {
 	}
 	bad := []struct{ name, query, field string }{
 		{"page zero is a 422", "?page=0", "page"},
+		{"a page beyond 32 bits is a 422", "?page=2147483648", "page"},
+		{"a negative per_page beyond 32 bits is a 422", "?per_page=-2147483649", "per_page"},
 		{"a non-numeric per_page is a 422", "?per_page=ten", "per_page"},
 		{"an unknown filter is a 422", "?empresa=1", "empresa"},
 		{"a status outside the enum is a 422", "?status=aberto", "status"},
@@ -178,6 +182,12 @@ func TestListEmpregos(t *testing.T) {
 			expectFields(t, e.do(http.MethodGet, "/api/v1/empregos"+tc.query, readOnly, nil), tc.field)
 		})
 	}
+	t.Run("a page beyond 32 bits is said to be out of range, not to be no positive integer", func(t *testing.T) {
+		res := e.do(http.MethodGet, "/api/v1/empregos?page=2147483648", readOnly, nil)
+		if !strings.Contains(string(res.Body), "must be at most 2147483647") {
+			t.Errorf("body %s", res.Body)
+		}
+	})
 }
 
 func TestCursoWithCategorias(t *testing.T) {

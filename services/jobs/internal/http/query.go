@@ -1,6 +1,8 @@
 package http
 
 import (
+	"errors"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -39,23 +41,32 @@ func (q *query) one(name string) (string, bool) {
 	return vals[0], true
 }
 
-// integer reads a positive integer parameter of at most 32 bits.
-func (q *query) integer(name string, def int) int {
+// integer reads a positive integer parameter of at most 32 bits; a larger
+// one is out of range, or the largest when clamped is set (per_page, which
+// its maximum clamps anyway).
+func (q *query) integer(name string, def int, clamped bool) int {
 	raw, ok := q.one(name)
 	if !ok {
 		return def
 	}
 	n, err := strconv.ParseInt(raw, 10, 32)
-	if err != nil || n < 1 {
+	switch {
+	case errors.Is(err, strconv.ErrRange) && n > 0 && clamped:
+		return math.MaxInt32
+	case errors.Is(err, strconv.ErrRange) && n > 0:
+		q.v.Addf(name, "out_of_range", "must be at most %d", math.MaxInt32)
+		return def
+	case err != nil || n < 1:
 		q.v.Add(name, "invalid_type", "must be a positive integer")
 		return def
 	}
 	return int(n)
 }
 
-// page reads page and per_page; per_page above the maximum is clamped.
+// page reads page and per_page; per_page above the maximum is clamped,
+// however large.
 func (q *query) page() jobs.Page {
-	return jobs.Page{Number: q.integer("page", 1), PerPage: min(q.integer("per_page", jobs.DefaultPerPage), jobs.MaxPerPage)}
+	return jobs.Page{Number: q.integer("page", 1, false), PerPage: min(q.integer("per_page", jobs.DefaultPerPage, true), jobs.MaxPerPage)}
 }
 
 // id reads an identifier filter.

@@ -15,9 +15,13 @@ func TestTimestampAcceptsRFC3339AndDates(t *testing.T) {
 		name, in, want string
 	}{
 		{"an RFC 3339 instant with an offset is kept as the same instant", `"2025-02-15T18:00:00-03:00"`, "2025-02-15T21:00:00Z"},
+		{"an offset of minutes is kept as the same instant", `"2027-03-01T10:00:00+05:30"`, "2027-03-01T04:30:00Z"},
 		{"fractional seconds are kept", `"2025-02-15T18:00:00.123456Z"`, "2025-02-15T18:00:00.123456Z"},
 		{"a bare date is midnight in São Paulo", `"2025-03-01"`, "2025-03-01T03:00:00Z"},
 		{"a bare date in São Paulo's old summer time is midnight there too", `"2018-12-01"`, "2018-12-01T02:00:00Z"},
+		{"a bare date whose midnight the clocks skipped starts as they moved", `"2018-11-04"`, "2018-11-04T03:00:00Z"},
+		{"digits finer than the stored microsecond are dropped", `"2027-03-01T10:00:00.123456789Z"`, "2027-03-01T10:00:00.123456Z"},
+		{"the last instant of the year 9999 in UTC", `"9999-12-31T23:59:59.999999Z"`, "9999-12-31T23:59:59.999999Z"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,7 +34,13 @@ func TestTimestampAcceptsRFC3339AndDates(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{`"01/03/2025"`, `"2025-13-01"`, `"2025-03-01 10:00"`, `1700000000`, `"0000-01-01T00:00:00Z"`, `""`} {
+	for _, bad := range []string{`"01/03/2025"`, `"2025-13-01"`, `"2025-03-01 10:00"`, `1700000000`, `"0000-01-01T00:00:00Z"`, `""`,
+		// RFC 3339's offset hours end at 23 and its fraction follows a
+		// period; Go's parser takes both.
+		`"2027-03-01T10:00:00+24:00"`, `"2027-03-01T10:00:00-24:00"`, `"2027-03-01T10:00:00+05:60"`, `"2027-03-01T10:00:00,5Z"`,
+		// Instants whose year in UTC has no four digits to be answered in.
+		`"9999-12-31T23:00:00-03:00"`, `"0001-01-01T00:30:00+01:00"`,
+	} {
 		t.Run("the value "+bad+" is refused", func(t *testing.T) {
 			var ts jobs.Timestamp
 			if err := json.Unmarshal([]byte(bad), &ts); err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	_ "time/tzdata" // America/Sao_Paulo must resolve on minimal images
 )
@@ -20,10 +21,12 @@ func mustLoad(name string) *time.Location {
 	return loc
 }
 
-var errTimestamp = errors.New("must be an RFC 3339 date-time or a YYYY-MM-DD date")
+var errTimestamp = errors.New("must be an RFC 3339 date-time of the years 0001 to 9999 (in UTC) or a YYYY-MM-DD date")
 
 // Timestamp is a date/time member: RFC 3339 in and out, with YYYY-MM-DD also
-// accepted on input as midnight in America/Sao_Paulo. It is stored as timestamptz.
+// accepted on input as the start of that day in America/Sao_Paulo. It is
+// stored as timestamptz, to the microsecond: finer digits are dropped on
+// input, so what is answered is what is stored.
 type Timestamp struct{ time.Time }
 
 // UnmarshalJSON accepts an RFC 3339 date-time or a YYYY-MM-DD date.
@@ -32,15 +35,63 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return errTimestamp
 	}
-	parsed, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		parsed, err = time.ParseInLocation(time.DateOnly, s, dateZone)
-	}
-	if err != nil || parsed.Year() < 1 {
+	parsed, ok := parseTimestamp(s)
+	if !ok {
 		return errTimestamp
 	}
-	t.Time = parsed.UTC()
+	t.Time = parsed
 	return nil
+}
+
+// parseTimestamp reads s as Timestamp documents it, in UTC.
+func parseTimestamp(s string) (time.Time, bool) {
+	if len(s) == len(time.DateOnly) {
+		return startOfDay(s)
+	}
+	parsed, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || !rfc3339Strict(s) {
+		return time.Time{}, false
+	}
+	// The instant is answered in UTC, in four digits of year: one that
+	// UTC puts in the year 10000 (9999-12-31T23:00:00-03:00) or 0 could
+	// not be written back.
+	u := parsed.UTC()
+	if u.Year() < 1 || u.Year() > 9999 {
+		return time.Time{}, false
+	}
+	return u.Truncate(time.Microsecond), true
+}
+
+// rfc3339Strict reports whether s, which Go's parser took as RFC 3339, is
+// RFC 3339: the parser also takes a decimal comma (ISO 8601's) and offsets
+// of 24 hours or of 60 minutes (+05:60, read as +06:00).
+func rfc3339Strict(s string) bool {
+	if strings.IndexByte(s, ',') >= 0 {
+		return false
+	}
+	if n := len(s); s[n-1] != 'Z' {
+		hours, minutes := s[n-5:n-3], s[n-2:] // of ±hh:mm, digits
+		return hours <= "23" && minutes <= "59"
+	}
+	return true
+}
+
+// startOfDay is the first instant of the date s in dateZone: midnight, or
+// the end of a clock change that skipped it (São Paulo's summer time began
+// at midnight: 2018-11-04 began at 01:00).
+func startOfDay(s string) (time.Time, bool) {
+	d, err := time.ParseInLocation(time.DateOnly, s, dateZone)
+	if err != nil || d.Year() < 1 {
+		return time.Time{}, false
+	}
+	if d.Format(time.DateOnly) != s {
+		// Midnight did not exist: Go chose an instant of the day before.
+		_, end := d.ZoneBounds()
+		if d = end; d.Format(time.DateOnly) != s {
+			return time.Time{}, false
+		}
+	}
+	return d.UTC(), true
 }
 
 // MarshalJSON writes the instant in RFC 3339 in UTC.
