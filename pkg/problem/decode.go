@@ -33,7 +33,7 @@ import (
 // dropped. JSON null leaves a member at its zero value, so optional members
 // are pointers.
 func DecodeJSON(r *http.Request, dst any, v *Violations, ignore ...string) error {
-	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+	if err := checkContentType(r); err != nil {
 		return err
 	}
 	data, err := ReadBody(r)
@@ -53,7 +53,7 @@ func DecodeNone(r *http.Request) error {
 	if err != nil || len(bytes.Trim(data, jsonSpace)) == 0 {
 		return err
 	}
-	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+	if err := checkContentType(r); err != nil {
 		return err
 	}
 	var v Violations
@@ -95,7 +95,8 @@ func DecodeBytes(data []byte, dst any, v *Violations, ignore ...string) error {
 	if !utf8.Valid(data) {
 		return Errorf(EMALFORMED, "the request body is not valid UTF-8")
 	}
-	if !json.Valid(data) {
+	valid := json.Valid(data)
+	if !valid && !tooDeepForGo(data) {
 		return Errorf(EMALFORMED, "the request body is not valid JSON")
 	}
 	if data[0] != '{' {
@@ -109,18 +110,98 @@ func DecodeBytes(data []byte, dst any, v *Violations, ignore ...string) error {
 	for _, name := range ignore {
 		skip[name] = true
 	}
+	if !valid {
+		// Too deep to decode, or to walk: the walk's paths grow with the
+		// depth, and a body of a megabyte of brackets would take minutes.
+		tooDeep(v, deepMember(data))
+		return nil
+	}
 	checkShape(data, v)
 	d := decoder{v: v, ignore: skip}
 	d.object("", data, rv.Elem())
 	return nil
 }
 
-func checkContentType(ct string) error {
+// tooDeepForGo reports whether data is one JSON value, valid but for
+// nesting deeper than Go's decoder goes (10000 levels), which json.Valid
+// refuses: such a body is a max_depth 422 like any deeper than MaxDepth,
+// not "not valid JSON". Go's tokenizer has no such limit.
+func tooDeepForGo(data []byte) bool {
+	var se *json.SyntaxError
+	if err := json.Unmarshal(data, new(json.RawMessage)); !errors.As(err, &se) || !strings.HasSuffix(se.Error(), "exceeded max depth") {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for depth := 0; ; {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			if depth--; depth == 0 {
+				_, err := dec.Token()
+				return errors.Is(err, io.EOF)
+			}
+		}
+	}
+}
+
+// deepMember names the top-level member of data, a valid JSON object, in
+// which nesting first goes deeper than MaxDepth, in one pass.
+func deepMember(data []byte) string {
+	depth, member := 0, ""
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			end := i + 1
+			for ; data[end] != '"'; end++ {
+				if data[end] == '\\' {
+					end++
+				}
+			}
+			if depth == 1 && bytes.HasPrefix(bytes.TrimLeft(data[end+1:], jsonSpace), []byte(":")) {
+				_ = json.Unmarshal(data[i:end+1], &member) // a member name of the body's object
+			}
+			i = end
+		case '{', '[':
+			if depth++; depth > MaxDepth {
+				return member
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return member
+}
+
+// checkContentType refuses a body that is not JSON in UTF-8, as it was
+// sent: application/json, without a content coding.
+func checkContentType(r *http.Request) error {
+	h := r.Header
+	// A body sent compressed (Content-Encoding: gzip) would be read as the
+	// JSON it is not, and one that claims a coding it does not have
+	// stored as it came (RFC 9110, 8.4.1).
+	for _, coding := range h.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(coding, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return Errorf(EMEDIATYPE, "Content-Encoding %s is not supported: send the body uncompressed", c)
+			}
+		}
+	}
+	ct := h.Get("Content-Type")
 	if ct == "" {
 		return Errorf(EMEDIATYPE, "Content-Type must be application/json")
 	}
+	// Only application/json, and on a PATCH the JSON merge patch that
+	// changes the members sent (RFC 7396), which is what a PATCH here
+	// does: another JSON type means another thing (a merge patch sent
+	// with a PUT, which replaces every member, asks for what the PUT
+	// does not do, and would null what it leaves out).
 	mt, params, err := mime.ParseMediaType(ct)
-	if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
+	if err != nil || !(mt == "application/json" || mt == "application/merge-patch+json" && r.Method == http.MethodPatch) {
 		return Errorf(EMEDIATYPE, "Content-Type must be application/json")
 	}
 	// JSON is UTF-8 (RFC 8259): a body declared in another charset would be

@@ -81,12 +81,70 @@ func TestDecodeJSONAcceptsJSONMediaTypesWithParameters(t *testing.T) {
 	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json; charset=UTF-8", "application/json;charset=\"utf-8\"", "application/merge-patch+json"} {
 		var dst servico
 		var v problem.Violations
-		if err := problem.DecodeJSON(request(`{"nome_servico":"Certidão"}`, ct, 0), &dst, &v); err != nil {
+		r := request(`{"nome_servico":"Certidão"}`, ct, 0)
+		r.Method = http.MethodPatch // a merge patch is a PATCH's
+		if err := problem.DecodeJSON(r, &dst, &v); err != nil {
 			t.Fatalf("%s: %v", ct, err)
 		}
 		if dst.Nome == nil || *dst.Nome != "Certidão" {
 			t.Fatalf("%s: nome = %v", ct, dst.Nome)
 		}
+	}
+}
+
+func TestDecodeJSONRefusesOtherJSONTypesAndContentCodings(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, method, contentType, encoding string }{
+		// A PUT replaces every member: told it is a merge patch, it would
+		// null what the client left out as unchanged.
+		{"a merge patch with a PUT", http.MethodPut, "application/merge-patch+json", ""},
+		{"a merge patch with a POST", http.MethodPost, "application/merge-patch+json", ""},
+		{"a JSON patch", http.MethodPatch, "application/json-patch+json", ""},
+		{"a problem document", http.MethodPost, "application/problem+json", ""},
+		{"a body declared gzip", http.MethodPost, "application/json", "gzip"},
+		{"a body declared br, among others", http.MethodPost, "application/json", "identity, br"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := request(`{"nome_servico":"Certidão"}`, tc.contentType, 0)
+			r.Method = tc.method
+			if tc.encoding != "" {
+				r.Header.Set("Content-Encoding", tc.encoding)
+			}
+			var dst servico
+			var v problem.Violations
+			if err := problem.DecodeJSON(r, &dst, &v); !problem.Is(err, problem.EMEDIATYPE) || dst.Nome != nil {
+				t.Errorf("err %v, nome %v: want a 415 and nothing read", err, dst.Nome)
+			}
+		})
+	}
+	r := request(`{"nome_servico":"Certidão"}`, "application/json", 0)
+	r.Header.Set("Content-Encoding", "identity")
+	var dst servico
+	var v problem.Violations
+	if err := problem.DecodeJSON(r, &dst, &v); err != nil || dst.Nome == nil {
+		t.Errorf("identity, the coding of no coding: %v", err)
+	}
+}
+
+func TestDecodeJSONCallsNestingBeyondGosDecoderMaxDepth(t *testing.T) {
+	t.Parallel()
+	for _, levels := range []int{100, 10_001, 100_000} {
+		body := `{"nome_servico":"x","orgao_gestor":` + strings.Repeat("[", levels) + `"a"` + strings.Repeat("]", levels) + "}"
+		var dst servico
+		var v problem.Violations
+		if err := problem.DecodeJSON(request(body, "application/json", 0), &dst, &v); err != nil {
+			t.Fatalf("%d levels: %v, want a max_depth violation", levels, err)
+		}
+		if got := v.List(); len(got) == 0 || got[0].Field != "orgao_gestor" || got[0].Code != "max_depth" {
+			t.Errorf("%d levels: %v", levels, got)
+		}
+	}
+	// Too deep and broken besides: not valid JSON.
+	broken := `{"a":` + strings.Repeat("[", 10_001) + "1" + strings.Repeat("]", 10_000) + "}"
+	var v problem.Violations
+	if err := problem.DecodeJSON(request(broken, "application/json", 0), &servico{}, &v); !problem.Is(err, problem.EMALFORMED) {
+		t.Errorf("a broken deep body: %v", err)
 	}
 }
 

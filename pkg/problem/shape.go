@@ -33,7 +33,7 @@ func checkShape(data []byte, v *Violations) {
 			}
 			if depth > MaxDepth && !reported[member] {
 				reported[member] = true
-				v.Addf(member, "max_depth", "must not nest objects and arrays deeper than %d levels, the body's own object being the first", MaxDepth)
+				tooDeep(v, member)
 			}
 		},
 		dup: func(path string) {
@@ -43,6 +43,11 @@ func checkShape(data []byte, v *Violations) {
 			v.Add(path, "invalid_string", "holds an unpaired UTF-16 surrogate escape")
 		},
 	})
+}
+
+// tooDeep records that member nests deeper than MaxDepth.
+func tooDeep(v *Violations, member string) {
+	v.Addf(member, "max_depth", "must not nest objects and arrays deeper than %d levels, the body's own object being the first", MaxDepth)
 }
 
 // checkFreeForm records a violation at path when raw, the value of a
