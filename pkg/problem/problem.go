@@ -21,6 +21,7 @@ const (
 	EMETHOD       Code = "method_not_allowed"     // 405: route exists, method does not
 	ECLIENTSLOW   Code = "request_timeout"        // 408: the request's body did not arrive in time
 	ECONFLICT     Code = "conflict"               // 409: duplicate or forbidden state change
+	EPRECONDITION Code = "precondition_failed"    // 412: a condition of the request (If-Match) is false
 	ETOOLARGE     Code = "too_large"              // 413: body over the limit
 	EMEDIATYPE    Code = "unsupported_media_type" // 415: not JSON
 	EINVALID      Code = "invalid"                // 422: a field rule is violated
@@ -45,6 +46,7 @@ var statuses = map[Code]int{
 	EMETHOD:       http.StatusMethodNotAllowed,
 	ECLIENTSLOW:   http.StatusRequestTimeout,
 	ECONFLICT:     http.StatusConflict,
+	EPRECONDITION: http.StatusPreconditionFailed,
 	ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	EMEDIATYPE:    http.StatusUnsupportedMediaType,
 	EINVALID:      http.StatusUnprocessableEntity,

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -326,4 +327,42 @@ func TestABodyNoOperationReadsIsRefused(t *testing.T) {
 	expectStatus(t, got, http.StatusOK)
 	got = e.do(http.MethodDelete, at("empresas", id(a)), admin, map[string]any{})
 	expectStatus(t, got, http.StatusNoContent)
+}
+
+// A client that makes a write conditional, or declares a body this API does
+// not read as sent, is refused and nothing changes: a PUT with If-Match
+// overwrote the row the client meant to protect, and one declared a merge
+// patch nulled the members it left out.
+func TestWritesTheAPICannotDoAsAskedChangeNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	esc := e.mustCreate("/api/v1/escolaridades", map[string]any{"nivel": "Médio"})
+	emp := e.mustCreate("/api/v1/empregos", map[string]any{"titulo": "Pedreiro", "tipo_contratacao": "CLT", "descricao": "obra", "numero_vagas": 3})
+	before := e.snapshot()
+	tests := []struct {
+		name, method, path string
+		header             map[string]string
+		body               any
+		status             int
+	}{
+		{"a PUT if the row is as last seen", http.MethodPut, at("escolaridades", id(esc)), map[string]string{"If-Match": `"v1"`}, map[string]any{"nivel": "Mudado"}, http.StatusPreconditionFailed},
+		{"a DELETE if the row is as last seen", http.MethodDelete, at("escolaridades", id(esc)), map[string]string{"If-Match": `"v1"`}, nil, http.StatusPreconditionFailed},
+		{"a PUT declared a merge patch", http.MethodPut, at("empregos", id(emp)), map[string]string{"Content-Type": "application/merge-patch+json"}, map[string]any{"titulo": "Mestre de obras", "tipo_contratacao": "CLT"}, http.StatusUnsupportedMediaType},
+		{"a PUT declared gzip", http.MethodPut, at("escolaridades", id(esc)), map[string]string{"Content-Encoding": "gzip"}, map[string]any{"nivel": "Mudado"}, http.StatusUnsupportedMediaType},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := e.request(tc.method, tc.path, admin, tc.body)
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			expectStatus(t, e.send(req), tc.status)
+		})
+	}
+	if after := e.snapshot(); !maps.Equal(before, after) {
+		t.Errorf("a refused write changed the data:\nbefore %v\nafter  %v", before, after)
+	}
+	req := e.request(http.MethodPatch, at("empregos", id(emp))+"/status", admin, map[string]any{"status": "ABERTO"})
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	expectStatus(t, e.send(req), http.StatusOK) // a merge patch is what this PATCH does
 }

@@ -44,7 +44,7 @@ type Options struct {
 func New(o Options) http.Handler {
 	engine := server.NewGin()
 	engine.GET("/openapi.json", server.OpenAPI(OpenAPI))
-	api := engine.Group(Prefix, auth.Middleware(o.Auth))
+	api := engine.Group(Prefix, auth.Middleware(o.Auth), server.Preconditions)
 	register(api, guards{read: auth.RequireScope(ScopeRead), write: auth.RequireScope(ScopeWrite),
 		idempotent: o.Idempotency.Wrap}, o.Store)
 	return server.Handler(server.Options{

@@ -1,8 +1,10 @@
 package http_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -248,5 +250,27 @@ func TestSchemasReportTheVersionStoredNow(t *testing.T) {
 	sv := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
 	if sv.SchemaVersion != "v1" || len(sv.Embedding) != 256 || sv.SearchContent != "Emissão de 2ª via do IPTU\nSolicite a segunda via da guia do IPTU.\nTributos" {
 		t.Errorf("a create under v1 built version %q, %d dimensions, content %q", sv.SchemaVersion, len(sv.Embedding), sv.SearchContent)
+	}
+}
+
+// A replace made conditional on an entity tag, which the API never sends,
+// must not happen: it overwrote the entry the client meant to protect.
+func TestAConditionalReplaceChangesNothing(t *testing.T) {
+	t.Parallel()
+	app := newApp(t)
+	created := app.do(http.MethodPost, "/api/v1/admin/services", "catalog-admin", validServico()).servico(t, http.StatusCreated)
+	path := "/api/v1/admin/services/" + created.ID
+	raw, _ := json.Marshal(with(map[string]any{"nome_servico": "Mudado"}))
+	for _, h := range [][2]string{{"If-Match", `"v1"`}, {"If-None-Match", "*"}} {
+		req := httptest.NewRequest(http.MethodPut, path, bytes.NewReader(raw))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+app.token("catalog-admin"))
+		req.Header.Set(h[0], h[1])
+		if resp := app.serve(req); resp.Status != http.StatusPreconditionFailed {
+			t.Errorf("%s: %s: status %d, want 412: %s", h[0], h[1], resp.Status, resp.Body)
+		}
+	}
+	if got := app.do(http.MethodGet, path, "reader", nil).servico(t, http.StatusOK); got.NomeServico != created.NomeServico || got.LastUpdate != created.LastUpdate {
+		t.Errorf("a refused conditional replace changed the entry: %q", got.NomeServico)
 	}
 }

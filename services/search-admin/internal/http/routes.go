@@ -46,7 +46,7 @@ func Routes(e *gin.Engine, api API) {
 	h := &handler{svc: api.Catalog, synonyms: api.Synonyms, searcher: api.Search, reindexer: api.Reindexer}
 	read, write := auth.RequireScope(ScopeServicesRead), auth.RequireScope(ScopeServicesWrite)
 	reindexRead, reindexWrite := auth.RequireScope(ScopeMigrationsRead), auth.RequireScope(ScopeMigrationsWrite)
-	v1 := e.Group("/api/v1", auth.Middleware(api.Auth))
+	v1 := e.Group("/api/v1", auth.Middleware(api.Auth), server.Preconditions)
 	// Operations that read no query parameter refuse one (the lists and
 	// search read theirs and refuse the rest); those that take no body
 	// refuse one.
