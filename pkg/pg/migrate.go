@@ -24,10 +24,23 @@ const DefaultVersionTable = "goose_db_version"
 // own version history, so a shared component can own its schema beside the
 // program's: Set{Name: "idempotency"} records its versions in
 // goose_idempotency, while the unnamed set uses goose_db_version.
+//
+// Owner, when set, names the program whose schema the set is. Its
+// migrations record that name in the table schema_owner (OwnerTable), and a
+// database whose schema_owner names other programs only is refused, by
+// migrate and by readiness: programs that share the default version table
+// would otherwise take each other's versions for their own, and one started
+// on another's database (a DATABASE_URL swapped) would report its schema
+// current and answer every request with a 500.
 type Set struct {
-	Name string
-	FS   fs.FS
+	Name  string
+	FS    fs.FS
+	Owner string
 }
+
+// OwnerTable records the programs whose schema a database holds: one row,
+// (service text PRIMARY KEY), each, added by their own migrations.
+const OwnerTable = "schema_owner"
 
 // setName keeps a set's version table a plain, unquoted SQL identifier.
 var setName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,56}$`)
@@ -72,10 +85,19 @@ func MigrateSets(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Set)
 		}
 		seen[s.VersionTable()] = true
 	}
+	// Before anything is applied to another program's database, and after:
+	// on one whose versions reach this program's, nothing is applied and
+	// nothing records this program.
+	if err := checkOwners(ctx, db, sets); err != nil {
+		return err
+	}
 	for _, s := range sets {
 		if err := migrateSet(ctx, db, s, log); err != nil {
 			return err
 		}
+	}
+	if err := checkOwners(ctx, db, sets); err != nil {
+		return err
 	}
 	return nil
 }

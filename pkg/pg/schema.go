@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/pressly/goose/v3"
 )
@@ -17,6 +19,7 @@ const undefinedTable = "42P01"
 type setVersion struct {
 	table string
 	want  int64
+	owner string
 }
 
 // SchemaCurrent returns a readiness probe that fails while the schema of db
@@ -35,7 +38,7 @@ func SchemaCurrent(db *sql.DB, sets ...Set) (func(context.Context) error, error)
 		if err != nil {
 			return nil, err
 		}
-		versions = append(versions, setVersion{table: s.VersionTable(), want: want})
+		versions = append(versions, setVersion{table: s.VersionTable(), want: want, owner: s.Owner})
 	}
 	return func(ctx context.Context) error {
 		for _, v := range versions {
@@ -65,8 +68,9 @@ func newestVersion(db *sql.DB, s Set) (int64, error) {
 
 // Probe causes of SchemaCurrent, the short codes /readyz shows.
 const (
-	CauseNotMigrated  = "not_migrated"  // a version table does not exist yet
-	CauseSchemaBehind = "schema_behind" // a set is older than the binary's migrations
+	CauseNotMigrated  = "not_migrated"   // a version table does not exist yet
+	CauseSchemaBehind = "schema_behind"  // a set is older than the binary's migrations
+	CauseForeign      = "foreign_schema" // the database holds another program's schema
 )
 
 // schemaError is a failed schema check; its text, for the log, names the
@@ -93,6 +97,49 @@ func (v setVersion) check(ctx context.Context, db *sql.DB) error {
 	}
 	if got < v.want {
 		return &schemaError{CauseSchemaBehind, fmt.Errorf("%s is at version %d, this binary needs %d: run migrate", v.table, got, v.want)}
+	}
+	return checkOwner(ctx, db, v.owner)
+}
+
+// checkOwners is checkOwner for each set that names its owner.
+func checkOwners(ctx context.Context, db *sql.DB, sets []Set) error {
+	for _, s := range sets {
+		if err := checkOwner(ctx, db, s.Owner); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOwner fails when db records owners of its schema (OwnerTable) and
+// owner is not one of them. A database without the table passes: it was
+// migrated before its programs recorded themselves, or not yet.
+func checkOwner(ctx context.Context, db *sql.DB, owner string) error {
+	if owner == "" {
+		return nil
+	}
+	var owners []string
+	rows, err := db.QueryContext(ctx, `SELECT service FROM `+OwnerTable+` ORDER BY service`)
+	if IsCode(err, undefinedTable) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", OwnerTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return fmt.Errorf("read %s: %w", OwnerTable, err)
+		}
+		owners = append(owners, o)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", OwnerTable, err)
+	}
+	if len(owners) > 0 && !slices.Contains(owners, owner) {
+		return &schemaError{CauseForeign, fmt.Errorf("the database holds the schema of %s, not of %s: does DATABASE_URL name another program's database?",
+			strings.Join(owners, ", "), owner)}
 	}
 	return nil
 }

@@ -103,3 +103,51 @@ func TestSchemaCurrentRefusesASetThatCannotNameATable(t *testing.T) {
 		t.Fatal("SchemaCurrent accepted a set name that is not an identifier")
 	}
 }
+
+// ownedSet is a program's set of one migration that records owner in
+// pg.OwnerTable, as jobs' and search-admin's do.
+func ownedSet(owner string) pg.Set {
+	return pg.Set{Owner: owner, FS: fstest.MapFS{"00001_" + owner + ".sql": {Data: []byte(`-- +goose Up
+CREATE TABLE ` + owner + `_rows (id int);
+CREATE TABLE IF NOT EXISTS schema_owner (service text PRIMARY KEY);
+INSERT INTO schema_owner (service) VALUES ('` + owner + `') ON CONFLICT DO NOTHING;
+`)}}}
+}
+
+// Two programs keep their versions in goose_db_version: one pointed at the
+// other's database took the other's versions for its own, migrate said it
+// was up to date, readiness said the schema was current, and every request
+// was a 500.
+func TestAProgramRefusesTheDatabaseOfAnother(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openSQL(t, pgtest.NewURL(t, emptyMigrations))
+	if err := pg.MigrateSets(ctx, db, nil, ownedSet("alpha")); err != nil {
+		t.Fatal(err)
+	}
+	err := pg.MigrateSets(ctx, db, nil, ownedSet("beta"))
+	if err == nil || !strings.Contains(err.Error(), "the schema of alpha, not of beta") {
+		t.Errorf("migrate of beta on alpha's database: %v", err)
+	}
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE tablename = 'beta_rows'`).Scan(&tables); err != nil || tables != 0 {
+		t.Errorf("beta's migration ran on alpha's database (%d tables, %v)", tables, err)
+	}
+	probe, err := pg.SchemaCurrent(db, ownedSet("beta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := readyz(probe); code != http.StatusServiceUnavailable || !strings.Contains(body, `"schema":"down: foreign_schema"`) {
+		t.Errorf("beta's readiness on alpha's database = %d %s", code, body)
+	}
+	own, err := pg.SchemaCurrent(db, ownedSet("alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := readyz(own); code != http.StatusOK {
+		t.Errorf("alpha's readiness on its own database = %d %s", code, body)
+	}
+	if err := pg.MigrateSets(ctx, db, nil, ownedSet("alpha")); err != nil {
+		t.Errorf("alpha's migrate again: %v", err)
+	}
+}

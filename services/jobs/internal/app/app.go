@@ -20,7 +20,7 @@ import (
 
 // MigrationSets are the schema of the service and that of its idempotency
 // keys, in the order the migrate command applies them.
-var MigrationSets = []pg.Set{{FS: migrations.FS}, idempotency.MigrationSet}
+var MigrationSets = []pg.Set{{FS: migrations.FS, Owner: "jobs"}, idempotency.MigrationSet}
 
 // App is a wired jobs service listening on its address; Addr and Close
 // come from its service.Base.

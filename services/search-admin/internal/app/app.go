@@ -31,7 +31,7 @@ import (
 
 // MigrationSets are the schema of the service and that of its idempotency
 // keys, in the order the migrate command applies them.
-var MigrationSets = []pg.Set{{FS: migrations.FS}, idempotency.MigrationSet}
+var MigrationSets = []pg.Set{{FS: migrations.FS, Owner: "search-admin"}, idempotency.MigrationSet}
 
 // App is a wired search-admin replica listening on its address; Addr and
 // Close come from its service.Base.
