@@ -33,6 +33,7 @@ const (
 	LockNotAvailable     = "55P03" // lock_timeout
 	InFailedTransaction  = "25P02" // a statement after a failed one, in one transaction
 	TooManyConnections   = "53300"
+	ReadOnlyTransaction  = "25006" // a write on a standby, or under default_transaction_read_only
 )
 
 // retryAfter is the Retry-After of every 503 MapError gives, in seconds.
@@ -125,7 +126,8 @@ func clientFault(err error) bool {
 // later: the database was unreachable or went away, refused work for now
 // (shutting down, starting, too many connections, statement or lock
 // timeout), or rolled the transaction back for a conflict with another one
-// (serialization failure, deadlock).
+// (serialization failure, deadlock), or takes no writes now (a standby,
+// such as a primary demoted by a failover, or a database set read-only).
 func Unavailable(err error) bool {
 	if errors.Is(err, ErrCommitUnknown) || errors.Is(err, context.DeadlineExceeded) || Retryable(err) {
 		return true
@@ -133,7 +135,7 @@ func Unavailable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
-		case QueryCanceled, LockNotAvailable, TooManyConnections:
+		case QueryCanceled, LockNotAvailable, TooManyConnections, ReadOnlyTransaction:
 			return true
 		}
 	}

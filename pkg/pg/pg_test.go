@@ -99,6 +99,9 @@ func TestMapErrorTranslatesPostgresErrors(t *testing.T) {
 		{"a missing required column is invalid", `INSERT INTO things (qty) VALUES (NULL)`, problem.EINVALID, "qty"},
 		{"a check violation is invalid on its field", `INSERT INTO things (qty) VALUES (-1)`, problem.EINVALID, "qty"},
 		{"a syntax error is internal", `INSERT INTO nowhere VALUES (1)`, problem.EINTERNAL, ""},
+		// A standby, or a database set read-only: the writes may work again
+		// (a failover ends), and the pod was answering 500s while ready.
+		{"a write the database takes no writes for is unavailable", `SET LOCAL default_transaction_read_only = on; SET TRANSACTION READ ONLY; INSERT INTO owners (nome) VALUES ('Outra')`, problem.EUNAVAILABLE, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
