@@ -58,24 +58,45 @@ func (t *Table) EnvDecode(val string) error {
 	return nil
 }
 
-// parseRoute reads one "prefix=upstream" entry.
+// parseRoute reads one "prefix=upstream" entry. Its errors show the entry
+// with the upstream's credentials masked: they end up in logs.
 func parseRoute(entry string) (Route, error) {
 	prefix, upstream, ok := strings.Cut(entry, "=")
 	if !ok {
-		return Route{}, fmt.Errorf("route %q: want prefix=upstream", entry)
+		return Route{}, fmt.Errorf("route %q: want prefix=upstream", masked(entry))
 	}
 	p, err := Canonicalize(strings.TrimSpace(prefix))
 	if err != nil || len(p.Segments) == 0 || strings.Join(p.Escaped, "/") != strings.Join(p.Segments, "/") {
-		return Route{}, fmt.Errorf("route %q: the prefix must be a plain absolute path below /", entry)
+		return Route{}, fmt.Errorf("route %q: the prefix must be a plain absolute path below /", masked(entry))
 	}
 	u, err := url.Parse(strings.TrimSpace(upstream))
 	if err != nil {
-		return Route{}, fmt.Errorf("route %q: %w", entry, err)
+		// url.Parse's error quotes the URL whole, credentials included.
+		return Route{}, fmt.Errorf("route %q: the upstream does not parse as a URL", masked(entry))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return Route{}, fmt.Errorf("route %q: the upstream must be an http(s) URL without credentials, query or fragment", entry)
+		return Route{}, fmt.Errorf("route %q: the upstream must be an http(s) URL without credentials, query or fragment", masked(entry))
 	}
 	return Route{Prefix: "/" + strings.Join(p.Segments, "/"), Upstream: u, segments: p.Segments}, nil
+}
+
+// masked is a route entry with what stands before an "@" in its
+// upstream's authority (user:password) replaced by "***".
+func masked(entry string) string {
+	scheme := strings.Index(entry, "://")
+	if scheme < 0 {
+		return entry
+	}
+	rest := entry[scheme+3:]
+	authority := rest
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		authority = rest[:end]
+	}
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return entry
+	}
+	return entry[:scheme+3] + "***" + rest[at:]
 }
 
 // Match returns the route with the longest prefix that p lies under.

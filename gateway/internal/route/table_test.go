@@ -1,6 +1,7 @@
 package route_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/municipal-apis/platform/gateway/internal/route"
@@ -91,6 +92,24 @@ func TestParseRejectsBadTables(t *testing.T) {
 				t.Fatalf("Parse(%q) succeeded", tt.table)
 			}
 		})
+	}
+}
+
+// A refused routing table is logged where the program fails to start: its
+// error must not carry the password an upstream URL was given.
+func TestParseErrorsMaskAnUpstreamsCredentials(t *testing.T) {
+	t.Parallel()
+	for _, table := range []string{
+		"/a=http://u:RouteS3cret@127.0.0.1:8081",
+		"/a=http://u:RouteS3cret@127.0.0.1:8081/base",
+		"/a/../b=http://u:RouteS3cret@127.0.0.1:8081",
+		"/a=http://u:RouteS3cret@127.0.0.1:8081/%zz",
+		"/a=http://u:Route@S3cret@127.0.0.1:8081",
+	} {
+		_, err := route.Parse(table)
+		if err == nil || strings.Contains(err.Error(), "S3cret") || !strings.Contains(err.Error(), "http://***@127.0.0.1:8081") {
+			t.Errorf("Parse(%q): %v", table, err)
+		}
 	}
 }
 
