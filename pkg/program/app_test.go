@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
@@ -115,5 +116,24 @@ func TestServeRunsAndClosesTheApp(t *testing.T) {
 	err = program.Serve(context.Background(), func(context.Context, string) (*fakeApp, error) { return nil, newErr }, "cfg")
 	if !errors.Is(err, newErr) {
 		t.Errorf("err = %v, want the error of New", err)
+	}
+}
+
+// nestedSettings are settings inside settings, as a service's are.
+type nestedSettings struct {
+	settings
+	HTTP struct {
+		ReadTimeout time.Duration `env:"HTTP_READ_TIMEOUT, default=5s"`
+	}
+}
+
+// An operator who wrote HTTP_READ_TIMEOUT=10 was told about
+// "Config: HTTP: ReadTimeout", the Go fields, and had to guess the variable.
+func TestLoadConfigNamesTheVariableItCouldNotRead(t *testing.T) {
+	t.Parallel()
+	var s nestedSettings
+	err := program.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{"HTTP_ADDR": ":1", "HTTP_READ_TIMEOUT": "10"}), nil, &s)
+	if want := `read configuration: HTTP_READ_TIMEOUT: time: missing unit in duration "10"`; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
 	}
 }

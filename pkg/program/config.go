@@ -3,6 +3,8 @@ package program
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/sethvargo/go-envconfig"
 )
@@ -23,10 +25,38 @@ func LoadConfig(ctx context.Context, l envconfig.Lookuper, defaults map[string]s
 		Lookuper: envconfig.MultiLookuper(l, envconfig.MapLookuper(defaults)),
 	})
 	if err != nil {
+		if named, ok := byVariable(reflect.TypeOf(cfg), err.Error()); ok {
+			return fmt.Errorf("read configuration: %s", named)
+		}
 		return fmt.Errorf("read configuration: %w", err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("invalid configuration: %w", err)
 	}
 	return nil
+}
+
+// byVariable rewrites an envconfig error, which names the struct fields on
+// the way to the one it could not read ("Config: HTTP: ReadTimeout: time:
+// missing unit in duration \"10\""), to name the variable an operator set
+// ("HTTP_READ_TIMEOUT: time: missing unit ..."). It reports false when the
+// path does not lead to a field with an env tag.
+func byVariable(t reflect.Type, msg string) (string, bool) {
+	for {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		name, rest, ok := strings.Cut(msg, ": ")
+		if !ok || t.Kind() != reflect.Struct {
+			return "", false
+		}
+		f, found := t.FieldByName(name)
+		if !found {
+			return "", false
+		}
+		if key, _, _ := strings.Cut(f.Tag.Get("env"), ","); key != "" {
+			return key + ": " + rest, true
+		}
+		t, msg = f.Type, rest
+	}
 }

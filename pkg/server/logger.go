@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -16,6 +17,19 @@ import (
 type LogConfig struct {
 	Level  string `env:"LOG_LEVEL, default=info"`
 	Format string `env:"LOG_FORMAT, default=json"`
+}
+
+// Validate refuses a level or a format NewLogger would not know: a typo
+// (LOG_LEVEL=verbose) would log at info without a word.
+func (c LogConfig) Validate() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Level)); err != nil {
+		return fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", c.Level)
+	}
+	if !strings.EqualFold(c.Format, "json") && !strings.EqualFold(c.Format, "text") {
+		return fmt.Errorf("LOG_FORMAT %q must be json or text", c.Format)
+	}
+	return nil
 }
 
 // NewLogger builds a slog logger writing JSON (or text) to w that adds the

@@ -26,6 +26,10 @@ func Commands[C Configured, A program.App](ctx context.Context, args []string, c
 		// and a stray argument is refused, rather than starting a server.
 		"serve": program.EnvOnly("see the service's README", func(ctx context.Context) error { return program.Serve(ctx, newApp, cfg) }),
 		"migrate": func(ctx context.Context, args []string) error {
+			if program.IsHelp(args) {
+				return program.Usage(" migrate [-create-database]\n\nApplies the service's migrations to the database of DATABASE_URL, waiting up to\n" +
+					"DATABASE_CONNECT_WAIT for its server; -create-database first creates that database when it does not exist.")
+			}
 			shared := cfg.Shared()
 			if shared.Logger == nil {
 				shared.Logger = slog.Default()
@@ -42,7 +46,9 @@ func Commands[C Configured, A program.App](ctx context.Context, args []string, c
 func Main[C Configured, A program.App](ctx context.Context, args []string, env envconfig.Lookuper,
 	load func(context.Context, envconfig.Lookuper) (C, error),
 	newApp func(context.Context, C) (A, error), sets []pg.Set) error {
-	if program.IsHelp(args) { // before the configuration, which help must not need
+	// Help, of the program or of a command ("migrate -h"), comes before the
+	// configuration, which it must not need.
+	if program.IsHelp(args) || len(args) > 1 && program.IsHelp(args[1:]) {
 		var none C
 		return Commands(ctx, args, none, newApp, sets)
 	}

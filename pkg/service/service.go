@@ -43,7 +43,7 @@ type Config struct {
 
 // Validate reports shared settings that cannot work.
 func (c Config) Validate() error {
-	return errors.Join(c.HTTP.Validate(), c.Admin.Validate(c.HTTP.Addr), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate(), c.Tracing.Validate())
+	return errors.Join(c.HTTP.Validate(), c.Admin.Validate(c.HTTP.Addr), c.DB.Validate(), c.OIDC.Validate(), c.Idempotency.Validate(), c.Tracing.Validate(), c.Log.Validate())
 }
 
 // Shared returns c; through embedding, every service's app.Config has it.

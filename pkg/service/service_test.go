@@ -90,6 +90,11 @@ func TestCommandsMigrateThenServe(t *testing.T) {
 	if err := service.Commands(ctx, []string{"serve", "-h"}, cfg, newApp, sets); !errors.As(err, &usage) {
 		t.Errorf("serve -h: %v, want its usage", err)
 	}
+	// migrate -h answers with help too: it was flag's "help requested", an
+	// exit status of 1 to a script that only asked.
+	if err := service.Commands(ctx, []string{"migrate", "-h"}, cfg, newApp, sets); !errors.As(err, &usage) || !strings.Contains(err.Error(), "-create-database") {
+		t.Errorf("migrate -h: %v, want its usage", err)
+	}
 	if err := service.Commands(ctx, []string{"serve", "--port=9"}, cfg, newApp, sets); err == nil || !strings.Contains(err.Error(), "takes no arguments") {
 		t.Errorf("serve with an argument: %v, want it refused", err)
 	}

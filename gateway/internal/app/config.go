@@ -87,6 +87,9 @@ func (c Config) Validate() error {
 	if err := c.Tracing.Validate(); err != nil {
 		return err
 	}
+	if err := c.Log.Validate(); err != nil {
+		return err
+	}
 	rl := c.RateLimit
 	switch {
 	case c.TrustedProxyHops < 0 || c.TrustedProxyHops > maxProxyHops:

@@ -57,6 +57,9 @@ func TestLoadConfigRejects(t *testing.T) {
 		// A reviewer's: braces in the prefix give every key its hash tag.
 		{"a key prefix holding a hash tag", map[string]string{"RATE_LIMIT_KEY_PREFIX": "a{b}"}},
 		{"a key prefix holding a brace", map[string]string{"RATE_LIMIT_KEY_PREFIX": "rl}"}},
+		// An operator's typo logged at info, in JSON, without a word.
+		{"a log level nobody knows", map[string]string{"LOG_LEVEL": "verbose"}},
+		{"a log format nobody knows", map[string]string{"LOG_FORMAT": "xml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused at start", func(t *testing.T) {

@@ -55,9 +55,15 @@ func TestConfigRefusesSettingsThatCannotWork(t *testing.T) {
 		"a re-index lease of 1s is refused":         {"REINDEX_LEASE_TTL": "1s"},
 		"a similarity above one is refused":         {"SEARCH_MIN_SIMILARITY": "1.5"},
 		"a negative semantic weight is refused":     {"SEARCH_SEMANTIC_WEIGHT": "-0.1"},
-		"a zero index recheck period is refused":    {"SEARCH_INDEX_RECHECK": "0s"},
-		"a negative token lifetime is refused":      {"OIDC_MAX_TOKEN_LIFETIME": "-1h"},
-		"a JWKS URL of another scheme is refused":   {"OIDC_JWKS_URL": "file:///etc/jwks.json"},
+		// NaN fails every comparison, and so passed the range checks:
+		// every default-mode search then answered an empty 200.
+		"a semantic weight that is no number is refused": {"SEARCH_SEMANTIC_WEIGHT": "NaN"},
+		"a similarity that is no number is refused":      {"SEARCH_MIN_SIMILARITY": "NaN"},
+		"a log level nobody knows is refused":            {"LOG_LEVEL": "verbose"},
+		"a log format nobody knows is refused":           {"LOG_FORMAT": "xml"},
+		"a zero index recheck period is refused":         {"SEARCH_INDEX_RECHECK": "0s"},
+		"a negative token lifetime is refused":           {"OIDC_MAX_TOKEN_LIFETIME": "-1h"},
+		"a JWKS URL of another scheme is refused":        {"OIDC_JWKS_URL": "file:///etc/jwks.json"},
 	}
 	for name, env := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -83,13 +83,14 @@ type SearchConfig struct {
 
 // Validate reports settings that cannot work.
 func (c SearchConfig) Validate() error {
-	if c.MinSimilarity < -1 || c.MinSimilarity > 1 || c.Candidates <= 0 {
+	// Written so that NaN, which every comparison fails, fails them too.
+	if !(c.MinSimilarity >= -1 && c.MinSimilarity <= 1) || c.Candidates <= 0 {
 		return errors.New("SEARCH_MIN_SIMILARITY must be within [-1, 1] and SEARCH_HYBRID_CANDIDATES positive")
 	}
 	if c.KeywordCandidates < 0 {
 		return errors.New("SEARCH_KEYWORD_CANDIDATES must not be negative")
 	}
-	if w := c.SemanticWeight; w != nil && (*w < 0 || *w > 1) {
+	if w := c.SemanticWeight; w != nil && !(*w >= 0 && *w <= 1) {
 		return errors.New("SEARCH_SEMANTIC_WEIGHT must be within [0, 1]")
 	}
 	return nil

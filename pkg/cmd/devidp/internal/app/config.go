@@ -51,6 +51,9 @@ func (c Config) Validate() error {
 	if err := http.Validate(); err != nil {
 		return err
 	}
+	if err := c.Log.Validate(); err != nil {
+		return err
+	}
 	if !c.AllowNonLoopback && !isLoopback(c.Addr) {
 		return fmt.Errorf("DEVIDP_ADDR %q is not a loopback address; devidp hands out tokens to anyone who can reach it, "+
 			"so set DEVIDP_ALLOW_NON_LOOPBACK=true only inside an isolated network such as a container", c.Addr)
