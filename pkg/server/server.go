@@ -28,11 +28,18 @@ type Config struct {
 
 // Validate reports a configuration that cannot work.
 func (c Config) Validate() error {
-	switch {
-	case c.Addr == "":
+	if c.Addr == "" {
 		return errors.New("HTTP_ADDR is empty")
-	case c.ReadHeaderTimeout <= 0 || c.ReadTimeout <= 0 || c.IdleTimeout <= 0:
-		return errors.New("HTTP timeouts must be positive")
+	}
+	for _, t := range []struct {
+		name string
+		d    time.Duration
+	}{{"HTTP_READ_HEADER_TIMEOUT", c.ReadHeaderTimeout}, {"HTTP_READ_TIMEOUT", c.ReadTimeout}, {"HTTP_IDLE_TIMEOUT", c.IdleTimeout}} {
+		if t.d <= 0 {
+			return fmt.Errorf("%s must be positive, not %s", t.name, t.d)
+		}
+	}
+	switch {
 	case c.MaxBodyBytes <= 0 || c.MaxHeaderBytes <= 0:
 		return errors.New("HTTP_MAX_BODY_BYTES and HTTP_MAX_HEADER_BYTES must be positive")
 	}

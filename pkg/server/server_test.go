@@ -431,3 +431,13 @@ func TestHeadIsAnsweredWhereverGetIs(t *testing.T) {
 		t.Errorf("HEAD where only POST is: %d, Allow %q; want 405 allowing POST", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }
+
+// The timeout a refusal is about is named: it was "HTTP timeouts must be
+// positive", of five.
+func TestHTTPConfigNamesTheTimeoutThatCannotWork(t *testing.T) {
+	t.Parallel()
+	cfg := server.Config{Addr: ":1", ReadHeaderTimeout: time.Second, ReadTimeout: -time.Second, IdleTimeout: time.Second, MaxBodyBytes: 1, MaxHeaderBytes: 1}
+	if err := cfg.Validate(); err == nil || err.Error() != "HTTP_READ_TIMEOUT must be positive, not -1s" {
+		t.Errorf("err = %v", err)
+	}
+}
