@@ -56,6 +56,6 @@ func Main[C Configured, A program.App](ctx context.Context, args []string, env e
 	if err != nil {
 		return err
 	}
-	server.DefaultLogger(cfg.Shared().Log)
+	program.WarnMisspelt(ctx, server.DefaultLogger(cfg.Shared().Log), cfg)
 	return Commands(ctx, args, cfg, newApp, sets)
 }

@@ -50,6 +50,7 @@ func realMain(ctx context.Context) error {
 	// rather than one write call each (the gateway README's "Access log").
 	logs := server.NewLogBuffer(os.Stderr, 100*time.Millisecond)
 	cfg.Logger = server.DefaultLoggerTo(logs, cfg.Log)
+	program.WarnMisspelt(ctx, cfg.Logger, cfg)
 	ratelimit.LogRedisTo(cfg.Logger)
 	return errors.Join(program.Serve(ctx, app.New, cfg), logs.Close())
 }

@@ -26,5 +26,6 @@ func realMain(ctx context.Context) error {
 		return err
 	}
 	cfg.Logger = server.DefaultLogger(cfg.Log)
+	program.WarnMisspelt(ctx, cfg.Logger, cfg)
 	return program.Serve(ctx, app.New, cfg)
 }
