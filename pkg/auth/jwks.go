@@ -27,7 +27,42 @@ const (
 	CauseHTTPStatus   = "http_status"    // an answer other than 200
 	CauseInvalidJWKS  = "invalid_jwks"   // not a JWKS document, or too large
 	CauseNoSigningKey = "no_signing_key" // a JWKS without a usable RS256 or ES256 key
+	// CauseIssuerMismatch: the provider's discovery document names another
+	// issuer than the configured one (a trailing slash, localhost for
+	// 127.0.0.1), so every token's iss differs from it.
+	CauseIssuerMismatch = "issuer_mismatch"
 )
+
+// discoveredIssuer is the issuer the discovery document at issuer names
+// (OpenID Connect Discovery 1.0, section 4), or "" when there is none to
+// read: the configured issuer is what tokens carry, which a deployment
+// need not reach (its JWKS URL may be an in-cluster address), so only a
+// document that answers counts.
+func discoveredIssuer(ctx context.Context, client *http.Client, issuer string) string {
+	if issuer == "" {
+		return ""
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(issuer, "/")+"/.well-known/openid-configuration", nil)
+	if err != nil {
+		return ""
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	var doc struct {
+		Issuer string `json:"issuer"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxJWKSBytes)).Decode(&doc); err != nil {
+		return ""
+	}
+	return doc.Issuer
+}
 
 // fetchError is a failed JWKS fetch with its cause code.
 type fetchError struct {

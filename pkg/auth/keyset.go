@@ -75,6 +75,7 @@ const (
 // keeps the keys held.
 type keySet struct {
 	url      string
+	issuer   string // the configured issuer, whose discovery document is read beside the keys
 	client   *http.Client
 	cooldown time.Duration
 	interval time.Duration
@@ -90,10 +91,13 @@ type keySet struct {
 	maxAge    time.Duration
 	hasMaxAge bool
 	failures  int // consecutive failed fetches
-	state     keyState
-	fetchOK   uint64
-	fetchBad  uint64
-	inflight  *fetchCall
+	// named is the issuer the provider's discovery document names when
+	// it is not the configured one: every token will be refused.
+	named    string
+	state    keyState
+	fetchOK  uint64
+	fetchBad uint64
+	inflight *fetchCall
 	// fetchedOne wakes run after every fetch, its own or one for an
 	// unknown kid, whose max-age or failure changes the schedule.
 	fetchedOne chan struct{}
@@ -107,7 +111,7 @@ type fetchCall struct {
 }
 
 func newKeySet(c Config) *keySet {
-	return &keySet{url: c.JWKSURL, client: c.HTTPClient, cooldown: c.RefetchCooldown, interval: c.RefreshInterval, now: c.Now, logger: c.Logger,
+	return &keySet{url: c.JWKSURL, issuer: c.IssuerURL, client: c.HTTPClient, cooldown: c.RefetchCooldown, interval: c.RefreshInterval, now: c.Now, logger: c.Logger,
 		fetchedOne: make(chan struct{}, 1)}
 }
 
@@ -239,7 +243,37 @@ func (s *keySet) fetch(ctx context.Context, c *fetchCall) {
 	case s.fetchedOne <- struct{}{}:
 	default: // run has a wake-up pending already
 	}
+	if err == nil {
+		s.checkIssuer(ctx)
+	}
 }
+
+// checkIssuer reads the provider's discovery document, after the keys are
+// published so that no verification waits for it, and records whether it
+// names another issuer than the configured one. A document that cannot be
+// read changes nothing.
+func (s *keySet) checkIssuer(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
+	defer cancel()
+	got := discoveredIssuer(ctx, s.client, s.issuer)
+	if got == "" {
+		return
+	}
+	named := ""
+	if got != s.issuer {
+		named = got
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if named != "" && named != s.named {
+		s.logger.ErrorContext(ctx, "the identity provider names another issuer than OIDC_ISSUER_URL: every token will be refused, and /readyz says so",
+			"configured", s.issuer, "provider", named)
+	}
+	s.named = named
+}
+
+// discoveryTimeout bounds the read of the discovery document.
+const discoveryTimeout = 2 * time.Second
 
 // logOutcome writes one line when what the verifier knows of the provider
 // changes (and when keys come or go), and debug lines otherwise. Called
@@ -339,8 +373,12 @@ func (s *keySet) status(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	err := s.lastErr
+	err, named := s.lastErr, s.named
 	s.mu.Unlock()
+	if named != "" {
+		return &KeysError{Cause: CauseIssuerMismatch, Err: fmt.Errorf(
+			"the identity provider's discovery document names the issuer %q, not OIDC_ISSUER_URL %q: its tokens are refused", named, s.issuer)}
+	}
 	if err != nil {
 		return &KeysError{Cause: causeOf(err), Stale: true, Err: err}
 	}
