@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -46,6 +47,13 @@ func New(cfg Config) (Provider, error) {
 	}
 	client := &http.Client{Timeout: cfg.Timeout}
 	var p Provider
+	if cfg.Provider != "hash" && cfg.URL != "" {
+		// A URL that is none would start the program ready and leave
+		// every embedding pending; the value is not echoed, it may hold a key.
+		if u, err := url.Parse(cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("EMBEDDING_URL must be an http(s) URL with a host")
+		}
+	}
 	switch cfg.Provider {
 	case "hash":
 		return Hash{}, nil

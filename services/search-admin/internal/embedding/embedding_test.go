@@ -242,6 +242,10 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 		{"an unknown provider", embedding.Config{Provider: "bert", Timeout: time.Second}},
 		{"gemini without a key", embedding.Config{Provider: "gemini", Timeout: time.Second}},
 		{"a zero timeout", embedding.Config{Provider: "openai"}},
+		// Each started the program ready, every embedding then pending.
+		{"a URL that is no URL", embedding.Config{Provider: "openai", URL: "notaurl", Timeout: time.Second}},
+		{"a URL of another scheme", embedding.Config{Provider: "openai", URL: "ftp://x", Timeout: time.Second}},
+		{"a URL with a space in its host", embedding.Config{Provider: "gemini", APIKey: "k", URL: "http://a b", Timeout: time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused", func(t *testing.T) {
