@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -114,6 +115,18 @@ func (c Config) Validate() error {
 	}
 	if c.Endpoint == "" && c.TracesEndpoint == "" {
 		return errors.New("OTEL_TRACES_EXPORTER=otlp needs OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	}
+	if c.protocol() == ProtocolHTTP {
+		// An endpoint without a scheme ("collector:4318") started the
+		// program and lost every span ("no Host"), with the SDK's own
+		// lines, not JSON, in the log.
+		for _, e := range []struct{ name, value string }{
+			{"OTEL_EXPORTER_OTLP_ENDPOINT", c.Endpoint}, {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", c.TracesEndpoint},
+		} {
+			if u, err := url.Parse(e.value); e.value != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+				return fmt.Errorf("%s must be an http(s) URL with a host, as http/protobuf sends to it", e.name)
+			}
+		}
 	}
 	return nil
 }

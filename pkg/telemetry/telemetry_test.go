@@ -39,6 +39,10 @@ func TestTracingIsOffUnlessAnEndpointOrExporterIsSet(t *testing.T) {
 		{"an unknown exporter", map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, true, true},
 		{"an unknown protocol", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, true, true},
 		{"grpc for traces", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"}, true, false},
+		// Each lost every span, and wrote the SDK's lines into the JSON log.
+		{"an endpoint without a scheme", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "notaurl"}, true, true},
+		{"an endpoint host and port alone", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, true, true},
+		{"a traces endpoint of another scheme", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "ftp://c/v1/traces"}, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
