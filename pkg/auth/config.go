@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
 // Defaults of Config.
@@ -135,11 +137,10 @@ func checkURL(name, raw string) error {
 	if raw == "" {
 		return fmt.Errorf("auth: %s is empty", name)
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
+	if _, err := url.Parse(raw); err != nil {
 		return fmt.Errorf("auth: parse %s: %w", name, err)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !program.IsHTTPURL(raw) {
 		return fmt.Errorf("auth: %s %q must be an absolute http(s) URL", name, raw)
 	}
 	return nil

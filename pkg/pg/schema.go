@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/pressly/goose/v3"
 )
@@ -118,28 +116,19 @@ func checkOwner(ctx context.Context, db *sql.DB, owner string) error {
 	if owner == "" {
 		return nil
 	}
-	var owners []string
-	rows, err := db.QueryContext(ctx, `SELECT service FROM `+OwnerTable+` ORDER BY service`)
+	var mine bool
+	var owners sql.NullString // all of them, "" for none
+	err := db.QueryRowContext(ctx, `SELECT coalesce(bool_or(service = $1), false), string_agg(service, ', ' ORDER BY service) FROM `+OwnerTable, owner).
+		Scan(&mine, &owners)
 	if IsCode(err, undefinedTable) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", OwnerTable, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			return fmt.Errorf("read %s: %w", OwnerTable, err)
-		}
-		owners = append(owners, o)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read %s: %w", OwnerTable, err)
-	}
-	if len(owners) > 0 && !slices.Contains(owners, owner) {
+	if owners.Valid && !mine {
 		return &schemaError{CauseForeign, fmt.Errorf("the database holds the schema of %s, not of %s: does DATABASE_URL name another program's database?",
-			strings.Join(owners, ", "), owner)}
+			owners.String, owner)}
 	}
 	return nil
 }

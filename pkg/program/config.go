@@ -3,6 +3,7 @@ package program
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 
@@ -54,9 +55,22 @@ func byVariable(t reflect.Type, msg string) (string, bool) {
 		if !found {
 			return "", false
 		}
-		if key, _, _ := strings.Cut(f.Tag.Get("env"), ","); key != "" {
+		if key := envKey(f); key != "" {
 			return key + ": " + rest, true
 		}
 		t, msg = f.Type, rest
 	}
+}
+
+// envKey is the variable a field's env tag reads, "" for none.
+func envKey(f reflect.StructField) string {
+	key, _, _ := strings.Cut(f.Tag.Get("env"), ",")
+	return strings.TrimSpace(key)
+}
+
+// IsHTTPURL reports whether raw is an absolute http or https URL with a
+// host: what a setting that names a server to call must be.
+func IsHTTPURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

@@ -38,8 +38,8 @@ func settings(t reflect.Type, known map[string]bool, seen map[reflect.Type]bool)
 	}
 	seen[t] = true
 	for f := range t.Fields() {
-		if key, _, _ := strings.Cut(f.Tag.Get("env"), ","); key != "" {
-			known[strings.TrimSpace(key)] = true
+		if key := envKey(f); key != "" {
+			known[key] = true
 		}
 		settings(f.Type, known, seen)
 	}

@@ -64,9 +64,13 @@ func (w *notModified) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write drops the body of a 200 (a handler that writes without a status
+// first gets one, as gin would give it).
 func (w *notModified) Write(b []byte) (int, error) {
-	if w.quiet || w.Status() == http.StatusOK && !w.Written() {
+	if !w.Written() && w.Status() == http.StatusOK {
 		w.WriteHeader(http.StatusOK)
+	}
+	if w.quiet {
 		return len(b), nil
 	}
 	return w.ResponseWriter.Write(b)

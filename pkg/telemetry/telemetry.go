@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"time"
 
@@ -31,6 +30,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/municipal-apis/platform/pkg/version"
+
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
 // Config is what a program reads of the OTEL_* variables. The exporters
@@ -123,7 +124,7 @@ func (c Config) Validate() error {
 		for _, e := range []struct{ name, value string }{
 			{"OTEL_EXPORTER_OTLP_ENDPOINT", c.Endpoint}, {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", c.TracesEndpoint},
 		} {
-			if u, err := url.Parse(e.value); e.value != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			if e.value != "" && !program.IsHTTPURL(e.value) {
 				return fmt.Errorf("%s must be an http(s) URL with a host, as http/protobuf sends to it", e.name)
 			}
 		}

@@ -10,8 +10,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/municipal-apis/platform/pkg/program"
 )
 
 // Provider turns text into an L2-normalized vector of dims dimensions.
@@ -50,7 +51,7 @@ func New(cfg Config) (Provider, error) {
 	if cfg.Provider != "hash" && cfg.URL != "" {
 		// A URL that is none would start the program ready and leave
 		// every embedding pending; the value is not echoed, it may hold a key.
-		if u, err := url.Parse(cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !program.IsHTTPURL(cfg.URL) {
 			return nil, errors.New("EMBEDDING_URL must be an http(s) URL with a host")
 		}
 	}
