@@ -63,10 +63,10 @@ func New(o Options) (*Server, error) {
 		}
 		o.Realm = r
 	}
-	base, err := issuerBase(o.Issuer)
-	if err != nil {
-		return nil, err
+	if err := CheckIssuerBase(o.Issuer); err != nil {
+		return nil, fmt.Errorf("devidp: Options.Issuer %w", err)
 	}
+	base := strings.TrimSuffix(o.Issuer, "/")
 	key, err := newSigningKey(o.Key)
 	if err != nil {
 		return nil, fmt.Errorf("devidp signing key: %w", err)
@@ -103,16 +103,15 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// issuerBase checks the public base URL and drops a trailing slash.
-func issuerBase(raw string) (string, error) {
+// CheckIssuerBase reports whether raw can be the public base URL of
+// devidp: an absolute http(s) URL without query or fragment. Its error
+// reads after the name of the setting that holds raw.
+func CheckIssuerBase(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("devidp: parse Issuer: %w", err)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q is not an absolute http(s) base URL without query or fragment", raw)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("devidp: Issuer %q must be an absolute http(s) base URL", raw)
-	}
-	return strings.TrimSuffix(raw, "/"), nil
+	return nil
 }
 
 func (s *Server) routes() {

@@ -36,8 +36,9 @@ type App struct {
 	ln      net.Listener
 }
 
-// New loads the realm, builds the identity provider and listens on
-// cfg.Addr; nothing is served until Run.
+// New loads the realm, listens on cfg.Addr and builds the identity
+// provider, whose issuer base is cfg.IssuerBase or, when that is empty, the
+// address it listens on; nothing is served until Run.
 func New(_ context.Context, cfg Config) (*App, error) {
 	a := &App{cfg: cfg, logger: cfg.Logger, stderr: cfg.Stderr}
 	if a.stderr == nil {
@@ -50,7 +51,15 @@ func New(_ context.Context, cfg Config) (*App, error) {
 	if a.realm, err = loadRealm(cfg.RealmFile); err != nil {
 		return nil, err
 	}
-	if a.idp, err = devidp.New(devidp.Options{Realm: a.realm, Issuer: cfg.IssuerBase, Logger: a.logger}); err != nil {
+	if a.ln, err = server.Listen(cfg.Addr); err != nil {
+		return nil, err
+	}
+	issuer := cfg.IssuerBase
+	if issuer == "" {
+		issuer = listenBase(a.ln.Addr().String())
+	}
+	if a.idp, err = devidp.New(devidp.Options{Realm: a.realm, Issuer: issuer, Logger: a.logger}); err != nil {
+		_ = a.ln.Close()
 		return nil, err
 	}
 	a.handler = server.Handler(server.Options{
@@ -59,9 +68,6 @@ func New(_ context.Context, cfg Config) (*App, error) {
 		MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		App:          withRoutes(a.idp, a.idp.Paths()),
 	})
-	if a.ln, err = server.Listen(cfg.Addr); err != nil {
-		return nil, err
-	}
 	return a, nil
 }
 

@@ -46,8 +46,58 @@ func TestLoadConfig(t *testing.T) {
 		})
 	}
 	cfg, _ := LoadConfig(context.Background(), envconfig.MapLookuper(nil))
-	if cfg.Addr != "127.0.0.1:8090" || cfg.IssuerBase != "http://127.0.0.1:8090" || cfg.RealmFile != "" {
+	if cfg.Addr != "127.0.0.1:8090" || cfg.IssuerBase != "" || cfg.RealmFile != "" {
 		t.Errorf("defaults = %q %q %q", cfg.Addr, cfg.IssuerBase, cfg.RealmFile)
+	}
+}
+
+func TestIssuerBaseIsTheListenAddressUnlessSet(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want func(addr string) string // the issuer, given the address devidp listens on
+	}{
+		{"unset: the address devidp listens on", map[string]string{"DEVIDP_ADDR": "127.0.0.1:0"},
+			func(addr string) string { return "http://" + addr + "/auth/realms/municipal" }},
+		{"unset, every interface: loopback", map[string]string{"DEVIDP_ADDR": "0.0.0.0:0", "DEVIDP_ALLOW_NON_LOOPBACK": "true"},
+			func(addr string) string {
+				_, port, _ := net.SplitHostPort(addr)
+				return "http://127.0.0.1:" + port + "/auth/realms/municipal"
+			}},
+		{"set: as given, without its trailing slash", map[string]string{"DEVIDP_ADDR": "127.0.0.1:0", "DEVIDP_ISSUER_BASE": "https://idp.example/"},
+			func(string) string { return "https://idp.example/auth/realms/municipal" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := LoadConfig(context.Background(), envconfig.MapLookuper(tt.env))
+			if err == nil {
+				err = cfg.Validate()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Stderr = &logtest.Buffer{}
+			a, err := New(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if got, want := a.idp.Issuer(), tt.want(a.Addr()); got != want {
+				t.Errorf("issuer = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestValidateNamesTheIssuerBaseVariable(t *testing.T) {
+	for _, base := range []string{"notaurl", "ftp://idp.example", "http://idp.example/?realm=x", "http://"} {
+		cfg, err := LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{"DEVIDP_ISSUER_BASE": base}))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), "DEVIDP_ISSUER_BASE \""+base) || strings.Contains(err.Error(), "devidp:") {
+			t.Errorf("DEVIDP_ISSUER_BASE=%q: error %v, want one that names the variable and its value", base, err)
+		}
 	}
 }
 

@@ -19,8 +19,8 @@ import (
 // address is DEVIDP_ADDR, which LoadConfig copies into HTTP.Addr.
 type Config struct {
 	Addr             string `env:"DEVIDP_ADDR, default=127.0.0.1:8090"`
-	IssuerBase       string `env:"DEVIDP_ISSUER_BASE, default=http://127.0.0.1:8090"`
-	RealmFile        string `env:"DEVIDP_REALM_FILE"` // empty: the embedded realm
+	IssuerBase       string `env:"DEVIDP_ISSUER_BASE"` // empty: http:// and the address devidp listens on
+	RealmFile        string `env:"DEVIDP_REALM_FILE"`  // empty: the embedded realm
 	AllowNonLoopback bool   `env:"DEVIDP_ALLOW_NON_LOOPBACK, default=false"`
 	HTTP             server.Config
 	Log              server.LogConfig
@@ -54,6 +54,11 @@ func (c Config) Validate() error {
 	if err := c.Log.Validate(); err != nil {
 		return err
 	}
+	if c.IssuerBase != "" {
+		if err := devidp.CheckIssuerBase(c.IssuerBase); err != nil {
+			return fmt.Errorf("DEVIDP_ISSUER_BASE %w", err)
+		}
+	}
 	if !c.AllowNonLoopback && !isLoopback(c.Addr) {
 		return fmt.Errorf("DEVIDP_ADDR %q is not a loopback address; devidp hands out tokens to anyone who can reach it, "+
 			"so set DEVIDP_ALLOW_NON_LOOPBACK=true only inside an isolated network such as a container", c.Addr)
@@ -73,6 +78,19 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// listenBase is the base URL of a listener at addr (host:port) for clients
+// on this machine: an unspecified host (every interface) reads as loopback.
+func listenBase(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1" // Go reports 0.0.0.0 as [::], which serves IPv4 too
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // loadRealm reads the realm file, or the embedded realm when path is empty.
