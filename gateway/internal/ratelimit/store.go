@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -168,5 +169,12 @@ func (s *Store) toMemory(err error) {
 	s.onRedis.Store(false)
 	s.events.fallback.Set(1)
 	s.events.switches.WithLabelValues("memory").Inc()
+	var refused redis.Error
+	if errors.As(err, &refused) {
+		// Redis answered: the cause is in its answer (a database index it
+		// does not have, no memory left, a read-only replica), not the network.
+		s.logger.Warn("rate limits: redis refuses the counters, counting per instance in memory until it takes them", "err", err)
+		return
+	}
 	s.logger.Warn("rate limits: redis is unreachable, counting per instance in memory until it answers again", "err", err)
 }

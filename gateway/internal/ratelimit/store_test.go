@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/municipal-apis/platform/gateway/internal/ratelimit"
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/redistest"
 )
@@ -194,4 +196,32 @@ func TestStoreStaysOnMemoryWhileRedisRefusesWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the store returns to redis once it takes writes", store.OnRedis)
+}
+
+// A Redis that answers but refuses the counters (here REDIS_URL names a
+// database beyond the server's sixteen) is not "unreachable": an operator
+// told so looks at the network, not at REDIS_URL. The log line says Redis
+// refused, and what it said.
+func TestStoreSaysRedisRefusesRatherThanUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	client, err := ratelimit.NewRedisClient("redis://"+srv.Addr()+"/99", 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	m, err := ratelimit.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log logtest.Buffer
+	store := ratelimit.NewStore(client, "rltest-"+randomHex(t), slog.New(slog.NewTextHandler(&log, nil)), m)
+	store.Probe(context.Background(), time.Second)
+	if store.OnRedis() {
+		t.Fatal("the store is on a redis database that does not exist")
+	}
+	out := log.String()
+	if strings.Contains(out, "unreachable") || !strings.Contains(out, "refuses") || !strings.Contains(out, "DB index is out of range") {
+		t.Errorf("log = %q, want that redis refuses, with its answer", out)
+	}
 }
