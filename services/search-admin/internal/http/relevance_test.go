@@ -33,10 +33,13 @@ type relevanceSet struct {
 }
 
 // relevanceSets are the sets the relevance test measures. The labeled set
-// was written beside the ranking code; the holdout and blind2 sets were
-// written by people who never saw the ranking code or its results (blind2
-// with a catalog of its own, after the synonyms and typo work), and are
-// used as aggregate measurements only.
+// was written beside the ranking code; the others by people who never saw
+// the ranking code or its results: dev, whose misses are listed, then the
+// holdout and blind2 sets (blind2 with a catalog of its own, after the
+// synonyms and typo work), used as aggregate measurements only, and the
+// chat sets, one catalog with two disjoint sets of queries as citizens
+// type them to a chat agent and as the agent passes them on (chat-dev's
+// misses listed, chat-holdout a measurement only).
 var relevanceSets = []relevanceSet{
 	{name: "labeled", dir: "relevance", listMisses: true, floor: map[string]metrics{
 		catalog.ModeHybrid: {mrr: 0.97, success1: 0.95, recall5: 0.95},
@@ -49,6 +52,12 @@ var relevanceSets = []relevanceSet{
 	}},
 	{name: "blind2", dir: "relevance-blind2", floor: map[string]metrics{
 		catalog.ModeHybrid: {mrr: 0.90, success1: 0.85, recall5: 0.92},
+	}},
+	{name: "chat-dev", dir: "relevance-chat-dev", listMisses: true, floor: map[string]metrics{
+		catalog.ModeHybrid: {mrr: 0.82, success1: 0.77, recall5: 0.85},
+	}},
+	{name: "chat-holdout", dir: "relevance-chat-holdout", floor: map[string]metrics{
+		catalog.ModeHybrid: {mrr: 0.78, success1: 0.72, recall5: 0.84},
 	}},
 }
 
