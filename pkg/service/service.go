@@ -70,8 +70,9 @@ type Base struct {
 	// listener serves them.
 	Checks []server.Check
 
-	http server.Config
-	ln   server.Listeners
+	http   server.Config
+	ln     server.Listeners
+	schema func(context.Context) error
 }
 
 // Open connects to the database, builds the verifier, the idempotency keys
@@ -119,13 +120,12 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("database handle: %w", err)
 	}
-	schema, err := pg.SchemaCurrent(sqlDB, sets...)
-	if err != nil {
+	if b.schema, err = pg.SchemaCurrent(sqlDB, sets...); err != nil {
 		return nil, err
 	}
 	b.Checks = []server.Check{
 		{Name: "postgres", Critical: true, Probe: pg.Ping(b.DB)},
-		{Name: "schema", Critical: true, Probe: schema},
+		{Name: "schema", Critical: true, Probe: b.schema},
 		// Down only before any signing key was fetched; degraded while
 		// the identity provider is unreachable and the keys held still verify.
 		{Name: "oidc", Critical: true, Probe: b.Verifier.Ping},
@@ -135,6 +135,12 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	}
 	return b, nil
 }
+
+// SchemaCurrent is the readiness check "schema": nil once the database is
+// migrated as far as the service's migration sets, else why not. A service
+// that reads its tables at start asks it first, so that it waits, not
+// ready, for migrate rather than exiting.
+func (b *Base) SchemaCurrent(ctx context.Context) error { return b.schema(ctx) }
 
 // Addr is the address the service listens on (the port chosen when
 // HTTP_ADDR asked for port 0).

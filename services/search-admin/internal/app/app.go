@@ -84,7 +84,14 @@ func (a *App) wire(ctx context.Context) error {
 	a.index = catalog.NewVectorIndex()
 	a.vectors = catalog.NewVectorSync(a.index, store, schemas, cfg.Index, logger)
 	if err := a.vectors.LoadAll(ctx); err != nil {
-		return err
+		serr := a.SchemaCurrent(ctx)
+		if serr == nil {
+			return err
+		}
+		// Not migrated yet (a pod started beside its migration, or before
+		// it): serve not ready, as /readyz says, and load the index when
+		// the recheck finds the catalog's tables.
+		logger.WarnContext(ctx, "vector index not loaded: the database is not migrated; run migrate", "err", serr)
 	}
 	a.reembed = catalog.NewReembedder(store, schemas, a.embedder, cfg.Reembed, logger)
 	a.reindexer = catalog.NewReindexer(store, schemas, a.embedder, cfg.Reindex, cfg.LeaseHolder, logger)

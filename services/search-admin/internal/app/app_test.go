@@ -2,14 +2,22 @@ package app_test
 
 import (
 	"context"
+	"database/sql"
+	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/sethvargo/go-envconfig"
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/program/programtest"
 	"github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
@@ -48,4 +56,64 @@ func TestNewRefusesAnUnknownEmbeddingProvider(t *testing.T) {
 		_ = a.Close()
 		t.Fatal("New accepted an unknown embedding provider")
 	}
+}
+
+// A replica started on a database that migrate has not reached yet (its pod
+// beside the migration, or ahead of it) waits, not ready, and serves once
+// migrate has run, as the jobs service does. It exited instead, reading its
+// vectors from tables that did not exist yet, and a Deployment whose pods
+// start before the migration would have crash-looped.
+func TestNewWaitsNotReadyOnADatabaseNotMigratedYet(t *testing.T) {
+	t.Parallel()
+	idp := devidptest.Start(t)
+	dsn := pgtest.NewURL(t, fstest.MapFS{}) // an empty database
+	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
+		"HTTP_ADDR":            "127.0.0.1:0",
+		"ADMIN_ADDR":           "127.0.0.1:0",
+		"DATABASE_URL":         dsn,
+		"OIDC_ISSUER_URL":      idp.Issuer(),
+		"SEARCH_INDEX_RECHECK": "100ms",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	a, err := app.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("New on a database not migrated yet: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	})
+	readyz := func() (int, string) {
+		resp, err := http.Get("http://" + a.AdminAddr() + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, "not_migrated") {
+		t.Fatalf("/readyz before migrate = %d %s, want 503 not_migrated", code, body)
+	}
+
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := pg.MigrateSets(context.Background(), db, slog.New(slog.DiscardHandler), app.MigrationSets...); err != nil {
+		t.Fatal(err)
+	}
+	polltest.Until(t, 10*time.Second, "ready after migrate, with the vector index loaded", func() bool {
+		code, _ := readyz()
+		return code == http.StatusOK && a.VectorIndex().Version() != ""
+	})
 }
