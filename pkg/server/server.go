@@ -39,8 +39,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s must be positive, not %s", t.name, t.d)
 		}
 	}
-	switch {
-	case c.MaxBodyBytes <= 0 || c.MaxHeaderBytes <= 0:
+	if c.MaxBodyBytes <= 0 || c.MaxHeaderBytes <= 0 {
 		return errors.New("HTTP_MAX_BODY_BYTES and HTTP_MAX_HEADER_BYTES must be positive")
 	}
 	return nil

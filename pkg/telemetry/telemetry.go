@@ -29,9 +29,8 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/municipal-apis/platform/pkg/version"
-
 	"github.com/municipal-apis/platform/pkg/program"
+	"github.com/municipal-apis/platform/pkg/version"
 )
 
 // Config is what a program reads of the OTEL_* variables. The exporters

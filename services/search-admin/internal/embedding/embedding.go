@@ -48,12 +48,10 @@ func New(cfg Config) (Provider, error) {
 	}
 	client := &http.Client{Timeout: cfg.Timeout}
 	var p Provider
-	if cfg.Provider != "hash" && cfg.URL != "" {
-		// A URL that is none would start the program ready and leave
-		// every embedding pending; the value is not echoed, it may hold a key.
-		if !program.IsHTTPURL(cfg.URL) {
-			return nil, errors.New("EMBEDDING_URL must be an http(s) URL with a host")
-		}
+	// A URL that is none would start the program ready and leave every
+	// embedding pending; the value is not echoed, it may hold a key.
+	if cfg.Provider != "hash" && cfg.URL != "" && !program.IsHTTPURL(cfg.URL) {
+		return nil, errors.New("EMBEDDING_URL must be an http(s) URL with a host")
 	}
 	switch cfg.Provider {
 	case "hash":
