@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
@@ -158,18 +159,47 @@ func (b *Base) AdminHandler() http.Handler {
 
 // Serve serves h on the public listener and AdminHandler on the admin one
 // until ctx is done, then drains in-flight requests within the shutdown
-// timeout. Meanwhile it sweeps expired idempotency keys,
-// keeps the signing keys fresh and runs each of work, the service's own
-// background loops; the first error of one of them stops everything.
+// timeout. Meanwhile it keeps the signing keys fresh and, once the schema
+// is current, sweeps expired idempotency keys and runs each of work, the
+// service's own background loops; the first error of one of them stops
+// everything.
 func (b *Base) Serve(ctx context.Context, h http.Handler, work ...func(context.Context) error) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { b.Keys.RunSweeper(ctx); return nil })
 	g.Go(func() error { b.Verifier.Run(ctx); return nil })
-	for _, run := range work {
-		g.Go(func() error { return run(ctx) })
-	}
+	g.Go(func() error {
+		// A service started before migrate (not ready meanwhile) would
+		// otherwise poll tables a migration is creating and altering: each
+		// poll an error line, and one that locked in another order than the
+		// migration made it fail with a deadlock.
+		if !b.awaitSchema(ctx) {
+			return nil
+		}
+		g.Go(func() error { b.Keys.RunSweeper(ctx); return nil })
+		for _, run := range work {
+			g.Go(func() error { return run(ctx) })
+		}
+		return nil
+	})
 	g.Go(func() error { return b.ln.Serve(ctx, b.http, h, b.AdminHandler(), b.Logger) })
 	return g.Wait()
+}
+
+// schemaPoll is how often Serve checks the schema while it is not current.
+const schemaPoll = time.Second
+
+// awaitSchema returns true once the schema is current (at once, normally),
+// false if ctx ends first.
+func (b *Base) awaitSchema(ctx context.Context) bool {
+	t := time.NewTicker(schemaPoll)
+	defer t.Stop()
+	for b.schema(ctx) != nil {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return true
 }
 
 // Close stops listening, if Serve has not, closes the database pool and

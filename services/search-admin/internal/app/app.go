@@ -89,8 +89,8 @@ func (a *App) wire(ctx context.Context) error {
 			return err
 		}
 		// Not migrated yet (a pod started beside its migration, or before
-		// it): serve not ready, as /readyz says, and load the index when
-		// the recheck finds the catalog's tables.
+		// it): serve not ready, as /readyz says; the vector sync, which
+		// Serve starts once the schema is current, loads the index then.
 		logger.WarnContext(ctx, "vector index not loaded: the database is not migrated; run migrate", "err", serr)
 	}
 	a.reembed = catalog.NewReembedder(store, schemas, a.embedder, cfg.Reembed, logger)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/polltest"
@@ -77,7 +78,8 @@ func TestNewWaitsNotReadyOnADatabaseNotMigratedYet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Logger = slog.New(slog.DiscardHandler)
+	var log logtest.Buffer
+	cfg.Logger = slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelError}))
 	a, err := app.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("New on a database not migrated yet: %v", err)
@@ -102,6 +104,14 @@ func TestNewWaitsNotReadyOnADatabaseNotMigratedYet(t *testing.T) {
 	}
 	if code, body := readyz(); code != http.StatusServiceUnavailable || !strings.Contains(body, "not_migrated") {
 		t.Fatalf("/readyz before migrate = %d %s, want 503 not_migrated", code, body)
+	}
+	// The background loops wait for the schema rather than poll tables
+	// that do not exist yet, or that the migration below is altering (a
+	// poll that locked in another order made it fail with a deadlock).
+	// They poll as they start, so half a second shows them.
+	time.Sleep(500 * time.Millisecond)
+	if out := log.String(); out != "" {
+		t.Fatalf("errors logged before migrate:\n%s", out)
 	}
 
 	db, err := sql.Open("pgx", dsn)
