@@ -12,7 +12,8 @@ import (
 // database: "migrate [-create-database]" creates the database of cfg.URL
 // when asked and it does not exist, then applies sets in order
 // (MigrateSets). args are the arguments after "migrate". Like Open, it
-// waits up to cfg.ConnectWait for a server that is not there yet.
+// waits up to cfg.ConnectWait for a server that is not there yet. Its
+// sessions wait at most cfg.MigrateLockTimeout for a lock.
 func MigrateCommand(ctx context.Context, cfg Config, log *slog.Logger, args []string, sets ...Set) (err error) {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	create := fs.Bool("create-database", false, "create the database of DATABASE_URL when it does not exist")
@@ -25,6 +26,7 @@ func MigrateCommand(ctx context.Context, cfg Config, log *slog.Logger, args []st
 		}
 	}
 	cfg.StatementTimeout = 0 // a migration may rewrite a large table
+	cfg.lockTimeout = cfg.MigrateLockTimeout
 	db, err := Open(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pressly/goose/v3"
@@ -102,7 +103,30 @@ func MigrateSets(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Set)
 	return nil
 }
 
-// migrateSet applies the pending migrations of one set.
+// migrateRetryFor bounds how long migrateSet keeps trying a migration that
+// lost a lock (lockLost): the time goose waits for the advisory lock.
+// migrateFirstPause is the pause after the first loss; it doubles after
+// each, up to migrateMaxPause.
+var (
+	migrateRetryFor   = 5 * time.Minute
+	migrateFirstPause = 250 * time.Millisecond
+	migrateMaxPause   = 10 * time.Second
+)
+
+// lockLost reports a migration that Postgres rolled back for its locks
+// alone: it waited longer than lock_timeout, was chosen to break a deadlock,
+// or met a serialization failure. Its transaction left nothing behind, so it
+// can run again from its start.
+func lockLost(err error) bool {
+	return IsCode(err, LockNotAvailable) || IsCode(err, DeadlockDetected) || IsCode(err, SerializationFailure)
+}
+
+// migrateSet applies the pending migrations of one set. A migration that
+// lost a lock (lockLost) is tried again after a pause, for up to
+// migrateRetryFor: the replicas serving meanwhile (a rolling update runs
+// migrate beside the old pods) hold locks of their own, in their own order,
+// and a migration that waits at most lock_timeout for each lock
+// (MigrateCommand) gives way to them instead of stalling them.
 func migrateSet(ctx context.Context, db *sql.DB, s Set, log *slog.Logger) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
@@ -113,17 +137,51 @@ func migrateSet(ctx context.Context, db *sql.DB, s Set, log *slog.Logger) error 
 	if err != nil {
 		return fmt.Errorf("migration provider of %s: %w", s.VersionTable(), err)
 	}
-	results, err := p.Up(ctx)
-	if err != nil {
-		return fmt.Errorf("apply migrations of %s: %w", s.VersionTable(), err)
+	start := time.Now()
+	pause := migrateFirstPause
+	for attempt := 1; ; attempt++ {
+		results, err := p.Up(ctx)
+		var partial *goose.PartialError
+		if errors.As(err, &partial) {
+			results = partial.Applied
+		}
+		logApplied(ctx, log, s, results)
+		if err == nil {
+			return nil
+		}
+		if !lockLost(err) || time.Since(start)+pause > migrateRetryFor {
+			if lockLost(err) {
+				return fmt.Errorf("apply migrations of %s: gave up after %d attempts in %s, each rolled back for its locks (a long transaction, see pg_stat_activity, may hold the table): %w",
+					s.VersionTable(), attempt, time.Since(start).Round(time.Second), err)
+			}
+			return fmt.Errorf("apply migrations of %s: %w", s.VersionTable(), err)
+		}
+		if log != nil {
+			var version int64
+			if partial != nil && partial.Failed != nil && partial.Failed.Source != nil {
+				version = partial.Failed.Source.Version
+			}
+			log.WarnContext(ctx, "migration rolled back for its locks, trying again", "set", s.VersionTable(),
+				"version", version, "attempt", attempt, "pause", pause.String(), "error", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("apply migrations of %s: %w", s.VersionTable(), errors.Join(ctx.Err(), err))
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, migrateMaxPause)
+	}
+}
+
+// logApplied logs each migration of results.
+func logApplied(ctx context.Context, log *slog.Logger, s Set, results []*goose.MigrationResult) {
+	if log == nil {
+		return
 	}
 	for _, r := range results {
-		if log != nil {
-			log.InfoContext(ctx, "migration applied", "set", s.VersionTable(), "version", r.Source.Version,
-				"file", r.Source.Path, "duration", r.Duration.String())
-		}
+		log.InfoContext(ctx, "migration applied", "set", s.VersionTable(), "version", r.Source.Version,
+			"file", r.Source.Path, "duration", r.Duration.String())
 	}
-	return nil
 }
 
 // EnsureDatabase creates the database named in dsn when it does not exist,

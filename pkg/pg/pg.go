@@ -44,6 +44,18 @@ type Config struct {
 	// back-off outlasts the database's start. Zero tries once. It stays
 	// below the 60 s the Kubernetes startup probes allow.
 	ConnectWait time.Duration `env:"DATABASE_CONNECT_WAIT, default=45s"`
+	// MigrateLockTimeout is the lock_timeout of MigrateCommand's sessions:
+	// how long a migration waits for a lock (behind a long transaction of
+	// the serving replicas, or in a deadlock with their work) before it
+	// gives the attempt up. Postgres queues every later query on that table
+	// behind a waiting ALTER, so an unbounded wait stalls the serving
+	// replicas for as long as the transaction it waits for. A migration that
+	// gave up is tried again from its start (MigrateSets). Zero waits without
+	// bound; a lock_timeout parameter in DATABASE_URL wins.
+	MigrateLockTimeout time.Duration `env:"DATABASE_MIGRATE_LOCK_TIMEOUT, default=5s"`
+	// lockTimeout is the lock_timeout Open sets: MigrateLockTimeout, in
+	// MigrateCommand only.
+	lockTimeout time.Duration
 	// DeadPeer bounds how long a half-open connection or a stopped client
 	// can go unnoticed.
 	DeadPeer DeadPeer
@@ -64,6 +76,8 @@ func (c Config) Validate() error {
 		return errors.New("DATABASE_STATEMENT_TIMEOUT must not be negative")
 	case c.ConnectWait < 0:
 		return errors.New("DATABASE_CONNECT_WAIT must not be negative")
+	case c.MigrateLockTimeout < 0:
+		return errors.New("DATABASE_MIGRATE_LOCK_TIMEOUT must not be negative")
 	}
 	return nil
 }
@@ -88,6 +102,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*gorm.DB, error) {
 		if cc.ConnectTimeout == 0 { // connect_timeout in DATABASE_URL wins
 			cc.ConnectTimeout = bound
 		}
+	}
+	if _, set := cc.RuntimeParams["lock_timeout"]; !set && cfg.lockTimeout > 0 {
+		cc.RuntimeParams["lock_timeout"] = strconv.FormatInt(max(cfg.lockTimeout.Milliseconds(), 1), 10)
 	}
 	if cfg.Tracer != nil {
 		tracers = append(tracers, Tracer(cfg.Tracer))

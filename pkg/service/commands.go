@@ -28,7 +28,9 @@ func Commands[C Configured, A program.App](ctx context.Context, args []string, c
 		"migrate": func(ctx context.Context, args []string) error {
 			if program.IsHelp(args) {
 				return program.Usage(" migrate [-create-database]\n\nApplies the service's migrations to the database of DATABASE_URL, waiting up to\n" +
-					"DATABASE_CONNECT_WAIT for its server; -create-database first creates that database when it does not exist.")
+					"DATABASE_CONNECT_WAIT for its server; -create-database first creates that database when it does not exist.\n" +
+					"A migration waits at most DATABASE_MIGRATE_LOCK_TIMEOUT for a table's lock, and one rolled back\n" +
+					"for its locks is run again, for up to 5 minutes.")
 			}
 			shared := cfg.Shared()
 			if shared.Logger == nil {
