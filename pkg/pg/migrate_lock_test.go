@@ -47,6 +47,34 @@ func waitForLockWaiter(t *testing.T, db *sql.DB, prefix string) {
 
 const createPlaces = "-- +goose Up\nCREATE TABLE places (id int PRIMARY KEY);\nINSERT INTO places VALUES (1);\n"
 
+// addName is the set of createPlaces and a migration that alters its table.
+var addName = pg.Set{FS: files(map[string]string{
+	"00001_places.sql":   createPlaces,
+	"00002_add_name.sql": "-- +goose Up\nALTER TABLE places ADD COLUMN name text;\n",
+})}
+
+// placesReadByALongTransaction migrates a new database to createPlaces and
+// opens a transaction that has read the table, as a replica's long
+// transaction would have: it holds a lock an ALTER of the table waits for.
+func placesReadByALongTransaction(t *testing.T) (dsn string, db *sql.DB, holder *sql.Tx) {
+	t.Helper()
+	ctx := context.Background()
+	dsn = pgtest.NewURL(t, emptyMigrations)
+	db = openSQL(t, dsn)
+	if err := pg.MigrateSets(ctx, db, nil, pg.Set{FS: files(map[string]string{"00001_places.sql": createPlaces})}); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Rollback() })
+	if _, err := holder.Exec(`SELECT count(*) FROM places`); err != nil {
+		t.Fatal(err)
+	}
+	return dsn, db, holder
+}
+
 // A rolling update runs migrate while the old replicas serve. A migration
 // whose ALTER waits behind one long transaction must not queue every query of
 // the serving replicas on that table behind it: it gives the attempt up after
@@ -55,32 +83,12 @@ const createPlaces = "-- +goose Up\nCREATE TABLE places (id int PRIMARY KEY);\nI
 func TestMigrateGivesWayToALongTransactionAndAppliesWhenItEnds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := pgtest.NewURL(t, emptyMigrations)
-	db := openSQL(t, dsn)
-	first := files(map[string]string{"00001_places.sql": createPlaces})
-	if err := pg.MigrateSets(ctx, db, nil, pg.Set{FS: first}); err != nil {
-		t.Fatal(err)
-	}
-
-	// A replica's long transaction has read the table.
-	holder, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback()
-	if _, err := holder.Exec(`SELECT count(*) FROM places`); err != nil {
-		t.Fatal(err)
-	}
-
-	second := files(map[string]string{
-		"00001_places.sql":   createPlaces,
-		"00002_add_name.sql": "-- +goose Up\nALTER TABLE places ADD COLUMN name text;\n",
-	})
+	dsn, db, holder := placesReadByALongTransaction(t)
 	logs := &logtest.Buffer{}
 	cfg := pg.Config{URL: dsn, MaxOpenConns: 2, MaxIdleConns: 1, MigrateLockTimeout: 200 * time.Millisecond}
 	done := make(chan error, 1)
 	go func() {
-		done <- pg.MigrateCommand(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)), nil, pg.Set{FS: second})
+		done <- pg.MigrateCommand(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)), nil, addName)
 	}()
 	waitForLockWaiter(t, db, "ALTER TABLE places")
 
@@ -107,17 +115,7 @@ func TestMigrateGivesWayToALongTransactionAndAppliesWhenItEnds(t *testing.T) {
 	default:
 	}
 
-	if err := holder.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("migrate: %v\n%s", err, logs)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the migration was not applied after the transaction ended\n%s", logs)
-	}
+	commitThenAwait(t, holder, done, logs)
 	if _, err := db.Exec(`UPDATE places SET name = 'x'`); err != nil {
 		t.Fatalf("the column of the second migration is missing: %v", err)
 	}
@@ -127,6 +125,23 @@ func TestMigrateGivesWayToALongTransactionAndAppliesWhenItEnds(t *testing.T) {
 	if !strings.Contains(logs.String(), "migration rolled back for its locks, trying again") ||
 		!strings.Contains(logs.String(), "version=2") {
 		t.Errorf("the log does not say the migration gave way:\n%s", logs)
+	}
+}
+
+// commitThenAwait commits tx, which a migration waits for, then waits for
+// the migration to end without error.
+func commitThenAwait(t *testing.T, tx *sql.Tx, done <-chan error, logs *logtest.Buffer) {
+	t.Helper()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("migrate: %v\n%s", err, logs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the migration was not applied after the transaction it waited for ended\n%s", logs)
 	}
 }
 
@@ -168,17 +183,7 @@ func TestMigrateRunsAgainAMigrationChosenToBreakADeadlock(t *testing.T) {
 	if _, err := replica.Exec(`LOCK TABLE a IN ROW EXCLUSIVE MODE`); err != nil {
 		t.Fatalf("the replica lost the deadlock instead of the migration: %v", err)
 	}
-	if err := replica.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("migrate: %v\n%s", err, logs)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the migration was not applied\n%s", logs)
-	}
+	commitThenAwait(t, replica, done, logs)
 	if _, err := db.Exec(`INSERT INTO b (id, note) VALUES (1, 'x')`); err != nil {
 		t.Fatalf("the column of the second migration is missing: %v", err)
 	}
@@ -191,25 +196,9 @@ func TestMigrateRunsAgainAMigrationChosenToBreakADeadlock(t *testing.T) {
 // spent, says why, and has applied nothing of the migration.
 func TestMigrateGivesUpOnALockThatIsNeverFreedAndSaysWhy(t *testing.T) {
 	pg.ShortenMigrateRetry(t, 2*time.Second) // not parallel: it changes a package setting
-	ctx := context.Background()
-	dsn := pgtest.NewURL(t, emptyMigrations)
-	db := openSQL(t, dsn)
-	if err := pg.MigrateSets(ctx, db, nil, pg.Set{FS: files(map[string]string{"00001_places.sql": createPlaces})}); err != nil {
-		t.Fatal(err)
-	}
-	holder, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Rollback()
-	if _, err := holder.Exec(`SELECT count(*) FROM places`); err != nil {
-		t.Fatal(err)
-	}
+	dsn, db, _ := placesReadByALongTransaction(t)
 	cfg := pg.Config{URL: dsn, MaxOpenConns: 2, MaxIdleConns: 1, MigrateLockTimeout: 100 * time.Millisecond}
-	err = pg.MigrateCommand(ctx, cfg, slog.New(slog.DiscardHandler), nil, pg.Set{FS: files(map[string]string{
-		"00001_places.sql":   createPlaces,
-		"00002_add_name.sql": "-- +goose Up\nALTER TABLE places ADD COLUMN name text;\n",
-	})})
+	err := pg.MigrateCommand(context.Background(), cfg, slog.New(slog.DiscardHandler), nil, addName)
 	if err == nil || !strings.Contains(err.Error(), "gave up after") || !strings.Contains(err.Error(), "lock timeout") {
 		t.Fatalf("migrate = %v, want it to give up on the lock and say so", err)
 	}
