@@ -115,9 +115,10 @@ type ReindexStore interface {
 	Retire(ctx context.Context, holder string) error
 	// Heartbeat extends l; ErrLeaseLost when the run is no longer held under l.
 	Heartbeat(ctx context.Context, l Lease, lease time.Duration) error
-	// ReleaseLease ends l now, so that another replica's next claim takes
-	// the run; ErrLeaseLost when the run is no longer held under l.
-	ReleaseLease(ctx context.Context, l Lease) error
+	// EndLeases ends now every lease holder holds on a running re-index, so
+	// that another replica's next claim takes the run, and returns how many
+	// it ended.
+	EndLeases(ctx context.Context, holder string) (int64, error)
 	// ReindexBatch reads up to limit Servicos after the id after, in id
 	// order, with their change_seq.
 	ReindexBatch(ctx context.Context, after string, limit int) ([]Servico, []int64, error)

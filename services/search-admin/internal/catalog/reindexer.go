@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
@@ -23,6 +24,9 @@ type Reindexer struct {
 	holder   string
 	kick     chan struct{}
 	tracer   trace.Tracer // nil: no spans
+	// stopped is set when Run returns: a re-index this replica starts
+	// afterwards (its server still draining) is handed over at once.
+	stopped atomic.Bool
 }
 
 // Trace makes every re-index this replica runs a trace through tp: a
@@ -73,6 +77,11 @@ func (m *Reindexer) Start(ctx context.Context, req StartRequest, v *problem.Viol
 		return nil, nil, err
 	}
 	m.log.InfoContext(ctx, "re-index started", "reindex_id", ri.ID, "from", ri.FromVersion, "to", target)
+	// Checked after the row is written: either this sees Run stopped, or
+	// Run, stopping later, ends the lease of this row.
+	if m.stopped.Load() {
+		m.handOver(ctx, m.log.With("reindex_id", ri.ID))
+	}
 	select {
 	case m.kick <- struct{}{}:
 	default:

@@ -31,6 +31,10 @@ func (m *Reindexer) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
+			// A re-index this replica started and has not claimed yet
+			// (its start came as it stopped) is handed over too.
+			m.stopped.Store(true)
+			m.handOver(ctx, m.log)
 			return nil
 		case <-m.kick:
 		case <-time.After(m.cfg.Poll):
@@ -90,7 +94,7 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 		err = cause // the heartbeat found the lease lost and stopped the run
 	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrLeaseLost) {
-		m.handOver(ctx, ri.Lease(), log)
+		m.handOver(ctx, log)
 	}
 	end(err)
 	switch {
@@ -103,17 +107,19 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 	}
 }
 
-// handOver ends the lease of a run this replica stops holding because it
-// is stopping itself (a rollout's SIGTERM): another replica's next poll
+// handOver ends the leases of the runs this replica stops holding because
+// it is stopping itself (a rollout's SIGTERM): another replica's next poll
 // takes the run over then, not a whole lease later.
-func (m *Reindexer) handOver(ctx context.Context, l Lease, log *slog.Logger) {
+func (m *Reindexer) handOver(ctx context.Context, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverTimeout)
 	defer cancel()
-	if err := m.store.ReleaseLease(ctx, l); err != nil && !errors.Is(err, ErrLeaseLost) {
+	n, err := m.store.EndLeases(ctx, m.holder)
+	switch {
+	case err != nil:
 		log.WarnContext(ctx, "re-index lease not handed over; another replica takes the run when it expires", "err", err)
-		return
+	case n > 0:
+		log.InfoContext(ctx, "re-index handed over: its lease ends now")
 	}
-	log.InfoContext(ctx, "re-index handed over: its lease ends now")
 }
 
 // handOverTimeout bounds the hand-over of a stopping runner's lease, which

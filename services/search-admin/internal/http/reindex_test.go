@@ -12,9 +12,11 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/problem"
 	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
 	"github.com/municipal-apis/platform/services/search-admin/internal/embedding"
+	"github.com/municipal-apis/platform/services/search-admin/internal/postgres"
 	"github.com/municipal-apis/platform/services/search-admin/migrations"
 )
 
@@ -315,6 +317,78 @@ func TestAStoppingReplicaHandsItsReindexOverAtOnce(t *testing.T) {
 		t.Fatalf("after the hand-over: current %s, re-index %+v", st.CurrentVersion, m)
 	}
 	second.assertDocumentsMatch(t, "v1", catalog.SchemaV1)
+}
+
+// otherVersion returns a schema version that is not the current one.
+func otherVersion(t *testing.T, store *postgres.Store) string {
+	t.Helper()
+	st, err := store.ReindexStatus(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.CurrentVersion == "v1" {
+		return "v2"
+	}
+	return "v1"
+}
+
+// A replica whose runner has stopped (SIGTERM) keeps serving its in-flight
+// and draining requests: a re-index it starts then is handed over at once,
+// not left to a lease nobody here will run.
+func TestAReindexStartedByAStoppedReplicaIsHandedOverAtOnce(t *testing.T) {
+	t.Parallel()
+	const lease = time.Minute
+	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
+	first := wireApp(t, dsn, devidptest.Start(t), embedding.Hash{}, "replica-a", func(c *searchadmin.Config) { c.Reindex.LeaseTTL = lease })
+	stop := first.runBackground(context.Background())
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int64
+		if err := first.db.Raw(`SELECT count(*) FROM search_replicas WHERE holder = 'replica-a'`).Scan(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break // its runner runs
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the replica's runner never started")
+		}
+	}
+	stop()
+	target := otherVersion(t, first.store)
+	if resp := first.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": target}); resp.Status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", resp.Status, resp.Body)
+	}
+	ri, err := first.store.ClaimReindex(context.Background(), "replica-b", lease, catalog.DefaultRegistry().Versions())
+	if err != nil || ri == nil || ri.SchemaVersion != target || ri.Takeovers != 1 {
+		t.Fatalf("another replica's claim right after the start = %+v, %v; want the run, taken over", ri, err)
+	}
+}
+
+// A re-index started just before its replica stops, which the replica's
+// runner never claimed, is handed over as the runner stops.
+func TestAReindexItsRunnerNeverClaimedIsHandedOverWhenTheRunnerStops(t *testing.T) {
+	t.Parallel()
+	const lease = time.Minute
+	ctx := context.Background()
+	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
+	store := postgres.New(openDB(t, dsn))
+	reindexer := catalog.NewReindexer(store, catalog.DefaultRegistry(), embedding.Hash{},
+		catalog.ReindexConfig{LeaseTTL: lease, Poll: time.Second, BatchSize: 100, RetryDelay: time.Second}, "replica-a", quiet)
+	target := otherVersion(t, store)
+	var v problem.Violations
+	if _, _, err := reindexer.Start(ctx, catalog.StartRequest{SchemaVersion: &target}, &v, "test"); err != nil || v.Err() != nil {
+		t.Fatalf("start: %v %v", err, v.Err())
+	}
+	// SIGTERM came before the runner's first claim.
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := reindexer.Run(stopped); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := store.ClaimReindex(ctx, "replica-b", lease, catalog.DefaultRegistry().Versions())
+	if err != nil || ri == nil || ri.SchemaVersion != target || ri.Takeovers != 1 {
+		t.Fatalf("another replica's claim after the runner stopped = %+v, %v; want the run, taken over", ri, err)
+	}
 }
 
 // A dry run counts what a re-index would index and writes nothing, and it

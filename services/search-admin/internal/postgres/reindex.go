@@ -134,16 +134,14 @@ WHERE `+heldBy, leaseArgs(l, map[string]any{"lease": lease.Seconds()}))
 	return nil
 }
 
-// ReleaseLease implements catalog.ReindexStore.
-func (s *Store) ReleaseLease(ctx context.Context, l catalog.Lease) error {
-	res := pg.Conn(ctx, s.db).Exec(`UPDATE search_migrations SET lease_expires_at = now() WHERE `+heldBy, leaseArgs(l, map[string]any{}))
+// EndLeases implements catalog.ReindexStore.
+func (s *Store) EndLeases(ctx context.Context, holder string) (int64, error) {
+	res := pg.Conn(ctx, s.db).Exec(`UPDATE search_migrations SET lease_expires_at = now()
+WHERE lease_holder = ? AND state = 'running' AND lease_expires_at > now()`, holder)
 	if res.Error != nil {
-		return mapError(fmt.Errorf("release re-index lease: %w", res.Error))
+		return 0, mapError(fmt.Errorf("end re-index leases: %w", res.Error))
 	}
-	if res.RowsAffected == 0 {
-		return catalog.ErrLeaseLost
-	}
-	return nil
+	return res.RowsAffected, nil
 }
 
 // switchVersion is SwitchVersion in one statement: it locks the settings
