@@ -347,6 +347,9 @@ func TestWritesTheAPICannotDoAsAskedChangeNothing(t *testing.T) {
 	}{
 		{"a PUT if the row is as last seen", http.MethodPut, at("escolaridades", id(esc)), map[string]string{"If-Match": `"v1"`}, map[string]any{"nivel": "Mudado"}, http.StatusPreconditionFailed},
 		{"a DELETE if the row is as last seen", http.MethodDelete, at("escolaridades", id(esc)), map[string]string{"If-Match": `"v1"`}, nil, http.StatusPreconditionFailed},
+		// RFC 9110 13.2.1: the precondition is ignored where the answer
+		// without it is not a 2xx.
+		{"a PUT if a row that does not exist exists", http.MethodPut, at("escolaridades", id(esc)+1000), map[string]string{"If-Match": "*"}, map[string]any{"nivel": "Novo"}, http.StatusNotFound},
 		{"a PUT declared a merge patch", http.MethodPut, at("empregos", id(emp)), map[string]string{"Content-Type": "application/merge-patch+json"}, map[string]any{"titulo": "Mestre de obras", "tipo_contratacao": "CLT"}, http.StatusUnsupportedMediaType},
 		{"a PUT declared gzip", http.MethodPut, at("escolaridades", id(esc)), map[string]string{"Content-Encoding": "gzip"}, map[string]any{"nivel": "Mudado"}, http.StatusUnsupportedMediaType},
 	}
