@@ -50,9 +50,11 @@ type Config struct {
 	// gives the attempt up. Postgres queues every later query on that table
 	// behind a waiting ALTER, so an unbounded wait stalls the serving
 	// replicas for as long as the transaction it waits for. A migration that
-	// gave up is tried again from its start (MigrateSets). Zero waits without
-	// bound; a lock_timeout parameter in DATABASE_URL wins.
-	MigrateLockTimeout time.Duration `env:"DATABASE_MIGRATE_LOCK_TIMEOUT, default=5s"`
+	// gave up is tried again from its start (MigrateSets). It stays below
+	// StatementTimeout's default: a serving replica's query queued behind
+	// the migration's wait is delayed, not timed out into a 503. Zero waits
+	// without bound; a lock_timeout parameter in DATABASE_URL wins.
+	MigrateLockTimeout time.Duration `env:"DATABASE_MIGRATE_LOCK_TIMEOUT, default=1s"`
 	// lockTimeout is the lock_timeout Open sets: MigrateLockTimeout, in
 	// MigrateCommand only.
 	lockTimeout time.Duration
