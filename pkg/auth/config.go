@@ -27,9 +27,11 @@ const (
 	// DefaultMaxTokenLifetime bounds exp - iat of an accepted token.
 	DefaultMaxTokenLifetime = 24 * time.Hour
 	// DefaultRefetchCooldown is the shortest interval between two JWKS
-	// fetches: long enough that forged key ids cannot flood the identity
-	// provider, short enough that a rotated key is picked up within seconds.
-	DefaultRefetchCooldown = 5 * time.Second
+	// fetches: forged key ids cost the identity provider at most one JWKS
+	// request (and one of its discovery document) a second per instance,
+	// and a key the provider starts signing with just after an instance's
+	// last fetch gets 401s from that instance for at most a second.
+	DefaultRefetchCooldown = time.Second
 	// JWKSPath is Keycloak's JWKS path below the issuer URL; devidp serves the same.
 	JWKSPath = "/protocol/openid-connect/certs"
 	// MaxTokenBytes bounds the size of an accepted token.
