@@ -115,7 +115,12 @@ func (s *switchableJWKS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(set)
 }
 
-func TestVerifyPicksUpARotatedKeyAfterTheCooldown(t *testing.T) {
+// A provider that starts signing with a new key a moment after an
+// instance's last fetch (a Keycloak key added at the highest priority, a
+// restarted provider) costs its clients at most a second of 401s, the
+// refetch cooldown: the multi-instance review measured 4.5 s with the 5 s
+// cooldown of before.
+func TestVerifyPicksUpARotatedKeyASecondAfterTheLastFetch(t *testing.T) {
 	oldIdP, newIdP := devidptest.Start(t), devidptest.Start(t)
 	jwks := &switchableJWKS{}
 	jwks.current.Store(oldIdP)
@@ -135,35 +140,12 @@ func TestVerifyPicksUpARotatedKeyAfterTheCooldown(t *testing.T) {
 	if pe := mustProblem(t, err, problem.EUNAUTHORIZED); pe.Detail != "the token is signed with an unknown key" {
 		t.Errorf("within the cooldown: detail = %q", pe.Detail)
 	}
-	now.Advance(auth.DefaultRefetchCooldown)
+	now.Advance(time.Second + 100*time.Millisecond)
 	if _, err := v.Verify(ctx, rotated); err != nil {
-		t.Fatalf("after the cooldown the rotated key is not used: %v", err)
+		t.Fatalf("1.1 s after the last fetch the rotated key is not used: %v", err)
 	}
 	if got := jwks.hits.Load(); got != 2 {
 		t.Errorf("JWKS fetches = %d, want 2", got)
-	}
-}
-
-// A provider that starts signing with a new key a moment after an
-// instance's last fetch (a Keycloak key added at the highest priority, a
-// restarted provider) costs its clients at most a second of 401s: the
-// multi-instance review measured 4.5 s with a 5 s cooldown.
-func TestARotatedKeyIsUsedWithinASecondOfTheLastFetch(t *testing.T) {
-	oldIdP, newIdP := devidptest.Start(t), devidptest.Start(t)
-	jwks := &switchableJWKS{}
-	jwks.current.Store(oldIdP)
-	srv := httptest.NewServer(jwks)
-	t.Cleanup(srv.Close)
-	now := newClock(time.Now())
-	v := newVerifier(t, oldIdP, now, func(c *auth.Config) { c.JWKSURL = srv.URL + "/certs" })
-	ctx := context.Background()
-	if _, err := v.Verify(ctx, oldIdP.Token(t, devidptest.Reader)); err != nil {
-		t.Fatal(err)
-	}
-	jwks.current.Store(newIdP)
-	now.Advance(time.Second + 100*time.Millisecond)
-	if _, err := v.Verify(ctx, newIdP.SignRaw(t, oldIdP.Claims(t, devidptest.Reader), nil)); err != nil {
-		t.Fatalf("a token of the new key 1.1 s after the last fetch: %v", err)
 	}
 }
 
