@@ -12,6 +12,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/problem"
+	"gorm.io/gorm"
 )
 
 // Each statement of a keyed request (the key lock and lookup, the
@@ -60,6 +61,68 @@ func TestACutConnectionLeavesTheWriteAndItsAnswerBothOrNeither(t *testing.T) {
 					again.Header().Get(idempotency.ReplayedHeader), again.Body, first.Body, x.runs.Load())
 			}
 		})
+	}
+}
+
+// A request whose transaction Postgres lost runs again inside (pg.Atomic),
+// on another session, while the lost session may still hold the key's lock:
+// its backend is still ending, or, as here, a transaction queued on the
+// key takes it as that backend goes. The run again waits for the lock
+// rather than answering its own request "still being processed" (a 409 the
+// fault suite saw once under CI load).
+func TestARequestRunAgainAfterALostSessionWaitsForItsOwnKey(t *testing.T) {
+	t.Parallel()
+	dsn := testURL(t)
+	proxy := pgtest.NewProxy(t, dsn)
+	x := newHarnessOn(t, idempotency.Config{}, proxy.URL())
+	x.token(devidptest.JobsAdmin)
+	proxy.Sever("INSERT INTO things", pgtest.Before)
+	answer := make(chan *httptest.ResponseRecorder)
+	go func() { answer <- x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`) }()
+	for x.runs.Load() == 0 { // the first run holds the key once its handler runs
+		time.Sleep(time.Millisecond)
+	}
+
+	// Another transaction queues on the key: it gets the lock when the cut
+	// session's backend ends, and keeps it a moment.
+	direct, err := pg.Open(context.Background(), pg.Config{URL: dsn, MaxOpenConns: 4, MaxIdleConns: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close(direct) })
+	queued := make(chan error, 1)
+	go func() {
+		queued <- direct.Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtext('idempotency_keys'), hashtext(?))`,
+				idempotency.LockName(devidptest.JobsAdmin, "k")).Error; err != nil {
+				return err
+			}
+			time.Sleep(300 * time.Millisecond)
+			return nil
+		})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var waiting int64
+		if err := direct.Raw(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting).Error; err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the other transaction never queued on the key")
+		}
+	}
+	close(x.gate) // the handler's write goes out, and its session is cut
+
+	first := <-answer
+	expect(t, first, http.StatusCreated)
+	if err := <-queued; err != nil {
+		t.Fatal(err)
+	}
+	if proxy.Cuts() != 1 || x.runs.Load() != 2 || x.rows("things") != 1 || x.rows("idempotency_keys") != 1 {
+		t.Fatalf("cuts %d, runs %d, things %d, keys %d; want the write run again once and stored once",
+			proxy.Cuts(), x.runs.Load(), x.rows("things"), x.rows("idempotency_keys"))
 	}
 }
 

@@ -34,7 +34,9 @@
 // leaves nothing (the lock goes with the session, and a retry runs once),
 // and one that dies after it leaves both (a retry replays). When Postgres
 // aborted the transaction without keeping anything (a lost connection, a
-// deadlock), the handler runs again inside, as pg.Tx would. When the
+// deadlock), the handler runs again inside, as pg.Tx would, waiting for
+// the key's lock, which the lost session may hold while it ends, rather
+// than answering its own request with the 409 of a key in use. When the
 // connection breaks during COMMIT itself, the request waits for the key's
 // lock and looks the key up: a stored answer is sent, and nothing stored
 // means the request runs again. The answer is held back until then, so the

@@ -157,9 +157,13 @@ func (k *Keys) answered(ctx context.Context, i id) (outcome, bool, error) {
 // answer stored. The transaction is retried as pg.Atomic says.
 func (k *Keys) attempt(c *gin.Context, i id, body []byte, h gin.HandlerFunc, resolving bool) (outcome, error) {
 	var o outcome
+	runs := 0
 	err := pg.Atomic(c.Request.Context(), k.db, func(ctx context.Context, tx *gorm.DB) error {
 		o = outcome{}
-		settled, err := k.settle(tx, i, &o, resolving)
+		runs++
+		// Run again, the transaction Postgres lost may still hold the key
+		// from the session that is ending: wait for it, not answer busy.
+		settled, err := k.settle(tx, i, &o, resolving || runs > 1, resolving)
 		switch {
 		case err != nil:
 			return err
@@ -193,11 +197,13 @@ func (k *Keys) attempt(c *gin.Context, i id, body []byte, h gin.HandlerFunc, res
 	return o, err
 }
 
-// settle locks i's key and answers from what is stored: a replay, a key in
-// use (409) or one used for another request (422). It reports whether the
-// request is answered; an expired record is deleted and the request runs.
-func (k *Keys) settle(tx *gorm.DB, i id, o *outcome, resolving bool) (bool, error) {
-	if resolving {
+// settle locks i's key, waiting for a transaction holding it to end when
+// wait is set, and answers from what is stored: a replay (of this very
+// request when resolving), a key in use (409) or one used for another
+// request (422). It reports whether the request is answered; an expired
+// record is deleted and the request runs.
+func (k *Keys) settle(tx *gorm.DB, i id, o *outcome, wait, resolving bool) (bool, error) {
+	if wait {
 		if err := waitLock(tx, i); err != nil {
 			return false, err
 		}
