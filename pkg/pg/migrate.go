@@ -149,12 +149,12 @@ func migrateSet(ctx context.Context, db *sql.DB, s Set, log *slog.Logger) error 
 		if err == nil {
 			return nil
 		}
-		if !lockLost(err) || time.Since(start)+pause > migrateRetryFor {
-			if lockLost(err) {
-				return fmt.Errorf("apply migrations of %s: gave up after %d attempts in %s, each rolled back for its locks (a long transaction, see pg_stat_activity, may hold the table): %w",
-					s.VersionTable(), attempt, time.Since(start).Round(time.Second), err)
-			}
+		if !lockLost(err) {
 			return fmt.Errorf("apply migrations of %s: %w", s.VersionTable(), err)
+		}
+		if time.Since(start)+pause > migrateRetryFor {
+			return fmt.Errorf("apply migrations of %s: gave up after %d attempts in %s, each rolled back for its locks (a long transaction, see pg_stat_activity, may hold the table): %w",
+				s.VersionTable(), attempt, time.Since(start).Round(time.Second), err)
 		}
 		if log != nil {
 			var version int64
