@@ -31,8 +31,9 @@ func (m *Reindexer) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			// A re-index this replica started and has not claimed yet
-			// (its start came as it stopped) is handed over too.
+			// The run this replica was running, or one it started and
+			// has not claimed yet (its start came as it stopped), is
+			// handed over.
 			m.stopped.Store(true)
 			m.handOver(ctx, m.log)
 			return nil
@@ -93,10 +94,7 @@ func (m *Reindexer) execute(ctx context.Context, ri *Reindex) {
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
 		err = cause // the heartbeat found the lease lost and stopped the run
 	}
-	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrLeaseLost) {
-		m.handOver(ctx, log)
-	}
-	end(err)
+	end(err) // a run stopped by its replica's stop is handed over as Run returns
 	switch {
 	case err == nil:
 		log.InfoContext(ctx, "re-index completed, version switched")
