@@ -11,6 +11,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/problem"
 	"gorm.io/gorm"
 )
@@ -101,18 +102,13 @@ func TestARequestRunAgainAfterALostSessionWaitsForItsOwnKey(t *testing.T) {
 			return nil
 		})
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	polltest.Until(t, 10*time.Second, "the other transaction queues on the key", func() bool {
 		var waiting int64
 		if err := direct.Raw(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting).Error; err != nil {
 			t.Fatal(err)
 		}
-		if waiting > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the other transaction never queued on the key")
-		}
-	}
+		return waiting > 0
+	})
 	close(x.gate) // the handler's write goes out, and its session is cut
 
 	first := <-answer

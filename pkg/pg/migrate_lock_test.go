@@ -12,6 +12,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 )
 
 // files makes a migration set of SQL files, by name.
@@ -24,25 +25,18 @@ func files(sql map[string]string) fstest.MapFS {
 }
 
 // waitForLockWaiter waits until a session of db waits for a lock while
-// running a statement that starts with prefix.
+// running a statement that holds prefix.
 func waitForLockWaiter(t *testing.T, db *sql.DB, prefix string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	polltest.Until(t, 20*time.Second, "a session waits for a lock running "+prefix, func() bool {
 		var n int
 		err := db.QueryRow(`SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'`, prefix).Scan(&n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no session waits for a lock running %q", prefix)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return n > 0
+	})
 }
 
 const createPlaces = "-- +goose Up\nCREATE TABLE places (id int PRIMARY KEY);\nINSERT INTO places VALUES (1);\n"

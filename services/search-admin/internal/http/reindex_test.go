@@ -12,6 +12,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
 	"github.com/municipal-apis/platform/pkg/pgtest"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/problem"
 	searchadmin "github.com/municipal-apis/platform/services/search-admin/internal/app"
 	"github.com/municipal-apis/platform/services/search-admin/internal/catalog"
@@ -341,18 +342,13 @@ func TestAReindexStartedByAStoppedReplicaIsHandedOverAtOnce(t *testing.T) {
 	dsn := pgtest.NewURL(t, migrations.FS, idempotency.MigrationSet)
 	first := wireApp(t, dsn, devidptest.Start(t), embedding.Hash{}, "replica-a", func(c *searchadmin.Config) { c.Reindex.LeaseTTL = lease })
 	stop := first.runBackground(context.Background())
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	polltest.Until(t, 10*time.Second, "the replica's runner runs (it announced itself)", func() bool {
 		var n int64
 		if err := first.db.Raw(`SELECT count(*) FROM search_replicas WHERE holder = 'replica-a'`).Scan(&n).Error; err != nil {
 			t.Fatal(err)
 		}
-		if n > 0 {
-			break // its runner runs
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the replica's runner never started")
-		}
-	}
+		return n > 0
+	})
 	stop()
 	target := otherVersion(t, first.store)
 	if resp := first.do(http.MethodPost, "/api/v1/admin/migration/start", "catalog-admin", map[string]any{"schema_version": target}); resp.Status != http.StatusAccepted {
