@@ -13,6 +13,7 @@ import (
 
 	"github.com/municipal-apis/platform/gateway/internal/app"
 	"github.com/municipal-apis/platform/pkg/logtest"
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 )
 
 // busyPort holds a loopback port for the test's duration and returns its address.
@@ -62,14 +63,9 @@ func TestABusyDefaultAdminAddressMovesToAFreePort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New with a busy default admin address: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	stop := programtest.RunInBackground(t, a)
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v", err)
-		}
+		stop()
 		_ = a.Close()
 	}()
 	if a.AdminAddr() == busy || !strings.HasPrefix(a.AdminAddr(), "127.0.0.1:") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,10 +26,7 @@ type Listening interface {
 // Run and Close end cleanly once the context is cancelled.
 func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- app.Run(ctx) }()
+	stop := RunInBackground(t, app)
 
 	for _, path := range []string{"/readyz", "/metrics"} {
 		if status := get(t, "http://"+app.Addr()+path); status == http.StatusOK {
@@ -56,18 +54,36 @@ func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 		}
 	}
 
-	cancel()
-	select {
-	case err := <-served:
-		if err != nil {
-			t.Errorf("Run = %v, want a clean shutdown", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Run did not return after its context was cancelled")
-	}
+	stop()
 	if err := app.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}
+}
+
+// RunInBackground runs app as cmd/<program> does until the stop it returns
+// is called or t ends: stop cancels Run's context and fails t unless Run
+// then returns nil within 30 s. Calling stop again does nothing.
+func RunInBackground(t testing.TB, app program.App) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- app.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-served:
+				if err != nil {
+					t.Errorf("Run = %v, want a clean shutdown", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Run did not return after its context was cancelled")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // get GETs url and returns its status.

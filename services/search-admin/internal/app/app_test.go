@@ -84,15 +84,7 @@ func TestNewWaitsNotReadyOnADatabaseNotMigratedYet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New on a database not migrated yet: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("Run = %v", err)
-		}
-	})
+	programtest.RunInBackground(t, a)
 	readyz := func() (int, string) {
 		resp, err := http.Get("http://" + a.AdminAddr() + "/readyz")
 		if err != nil {
