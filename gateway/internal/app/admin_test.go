@@ -63,7 +63,7 @@ func TestABusyDefaultAdminAddressMovesToAFreePort(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New with a busy default admin address: %v", err)
 	}
-	stop := programtest.RunInBackground(t, a)
+	stop := programtest.RunInBackground(t, a, 30*time.Second)
 	defer func() {
 		stop()
 		_ = a.Close()

@@ -26,7 +26,7 @@ type Listening interface {
 // Run and Close end cleanly once the context is cancelled.
 func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 	t.Helper()
-	stop := RunInBackground(t, app)
+	stop := RunInBackground(t, app, 30*time.Second)
 
 	for _, path := range []string{"/readyz", "/metrics"} {
 		if status := get(t, "http://"+app.Addr()+path); status == http.StatusOK {
@@ -62,8 +62,8 @@ func CheckRunsUntilCancelled(t testing.TB, app Listening, checks ...string) {
 
 // RunInBackground runs app as cmd/<program> does until the stop it returns
 // is called or t ends: stop cancels Run's context and fails t unless Run
-// then returns nil within 30 s. Calling stop again does nothing.
-func RunInBackground(t testing.TB, app program.App) (stop func()) {
+// then returns nil within the given time. Calling stop again does nothing.
+func RunInBackground(t testing.TB, app program.App, within time.Duration) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -77,8 +77,8 @@ func RunInBackground(t testing.TB, app program.App) (stop func()) {
 				if err != nil {
 					t.Errorf("Run = %v, want a clean shutdown", err)
 				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("Run did not return after its context was cancelled")
+			case <-time.After(within):
+				t.Fatalf("Run did not return within %s after its context was cancelled", within)
 			}
 		})
 	}

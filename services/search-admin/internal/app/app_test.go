@@ -84,7 +84,7 @@ func TestNewWaitsNotReadyOnADatabaseNotMigratedYet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New on a database not migrated yet: %v", err)
 	}
-	programtest.RunInBackground(t, a)
+	programtest.RunInBackground(t, a, 30*time.Second)
 	readyz := func() (int, string) {
 		resp, err := http.Get("http://" + a.AdminAddr() + "/readyz")
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/auth"
 	"github.com/municipal-apis/platform/pkg/devidp"
 	"github.com/municipal-apis/platform/pkg/logtest"
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -127,9 +128,7 @@ func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	stop := programtest.RunInBackground(t, a, 10*time.Second)
 
 	resp, err := http.PostForm(base+"/auth/realms/municipal/protocol/openid-connect/token",
 		url.Values{"grant_type": {"client_credentials"}, "client_id": {"reader"}, "client_secret": {"rotated"}})
@@ -157,15 +156,7 @@ func TestRunServesTheRealmFileUntilCancelled(t *testing.T) {
 		r.Body.Close()
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Run() = %v after cancel, want nil", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Run did not stop after cancel")
-	}
+	stop()
 	out := stderr.String()
 	if !strings.Contains(out, "NOT FOR PRODUCTION") {
 		t.Error("the start-up warning is missing")
