@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"math"
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -231,7 +233,10 @@ func (d *decoder) object(prefix string, data []byte, sv reflect.Value) {
 		return
 	}
 	fields := jsonFields(sv.Type())
-	for name, raw := range members {
+	// In name order, as unknown query parameters are: the same body gets
+	// the same problem, member for member.
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		raw := members[name]
 		path := prefix + name
 		if d.v.Has(path) { // repeated or nested too deep: reported once
 			continue

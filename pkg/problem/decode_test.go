@@ -181,6 +181,28 @@ func TestDecodeJSONReportsEveryMemberProblemAtOnce(t *testing.T) {
 	}
 }
 
+// The same body gets the same problem: members are checked in name order
+// (Go's maps would give another order each time), at every depth.
+func TestDecodeJSONReportsMembersInNameOrder(t *testing.T) {
+	t.Parallel()
+	body := `{"zeta": 1, "status": "x", "alpha": 2, "agents": {"z": 1, "tool_hint": 3, "a": 2}, "mid": 3, "latitude": "n", "beta": 4}`
+	want := []string{"agents.a", "agents.tool_hint", "agents.z", "alpha", "beta", "latitude", "mid", "status", "zeta"}
+	for range 20 {
+		var dst servico
+		var v problem.Violations
+		if err := problem.DecodeJSON(request(body, "application/json", 0), &dst, &v); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range v.List() {
+			got = append(got, f.Field)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("violations in the order %v, want %v", got, want)
+		}
+	}
+}
+
 func TestDecodeJSONMessagesNameTheExpectedType(t *testing.T) {
 	t.Parallel()
 	var dst servico
