@@ -61,7 +61,8 @@ type Portal struct {
 	apis     []*api
 	tokenURL string
 	csp      string
-	files    http.Handler
+	assets   fs.FS        // the embedded files below assets/
+	files    http.Handler // serves assets
 	opts     Options
 }
 
@@ -110,8 +111,14 @@ func New(o Options) (*Portal, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.files = http.StripPrefix(Prefix+"/assets/", http.FileServerFS(sub))
+	p.assets, p.files = sub, http.StripPrefix(Prefix+"/assets/", http.FileServerFS(sub))
 	return p, nil
+}
+
+// isFile reports whether fsys holds a regular file at name.
+func isFile(fsys fs.FS, name string) bool {
+	fi, err := fs.Stat(fsys, name)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Owns reports whether the portal serves path (before any route).
@@ -148,7 +155,10 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case rest == "/":
 		p.page(w, r)
 	case strings.HasPrefix(rest, "/assets/") && !strings.HasSuffix(rest, "/"):
-		if ext := path.Ext(rest); ext == ".sh" || ext == "" || mime.TypeByExtension(ext) == "" {
+		// A file the portal does not hold is the problem 404 of every
+		// other path, not the file server's text/plain one.
+		name := strings.TrimPrefix(rest, "/assets/")
+		if ext := path.Ext(rest); ext == ".sh" || ext == "" || mime.TypeByExtension(ext) == "" || !isFile(p.assets, name) {
 			problem.Write(w, r, problem.Errorf(problem.ENOTFOUND, "no such file"))
 			return
 		}

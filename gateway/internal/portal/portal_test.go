@@ -269,6 +269,9 @@ func TestThePortalServesItsOwnFilesWithTheSecurityHeaders(t *testing.T) {
 		{"/docs/assets/portal.js", "text/javascript; charset=utf-8", 200},
 		{"/docs/", "text/html; charset=utf-8", 200},
 		{"/docs/assets/swagger-ui/update.sh", "application/problem+json", 404},
+		{"/docs/assets/swagger-ui/favicon-16x16.png", "application/problem+json", 404}, // Swagger UI's, not kept
+		{"/docs/assets/swagger-ui/oauth2-redirect.html", "application/problem+json", 404},
+		{"/docs/assets/swagger-ui/swagger-ui-bundle.js/x.js", "application/problem+json", 404},
 		{"/docs/assets/", "application/problem+json", 404},
 		{"/docs/api/nowhere/openapi.json", "application/problem+json", 404},
 		{"/docs/elsewhere", "application/problem+json", 404},
