@@ -106,7 +106,7 @@ func New(ctx context.Context, cfg Config) (_ *App, err error) {
 	}
 	// /docs needs no token and spends no rate limit; it is served through
 	// net/http, the rest of the gateway on fasthttp (docs/decisions.md).
-	docsHandler := server.FromHTTP(docs)
+	docsHandler := server.FromHTTP(server.Compress(docs))
 	// serveDocs answers a request under /docs. Its path is checked as a
 	// routed one is (docs/decisions.md): ".." in any spelling or an encoded
 	// "/" or "\" is a 400, not a path net/http decodes and resolves.

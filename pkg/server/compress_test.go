@@ -1,0 +1,183 @@
+package server_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/municipal-apis/platform/pkg/server"
+)
+
+// compressedAPI serves, behind server.Handler, a list page well over
+// server.CompressMinSize, a small item, an empty answer, a panic and an
+// item that honours If-None-Match: *, over a real listener.
+func compressedAPI(t *testing.T) (url string, logs *strings.Builder) {
+	t.Helper()
+	logs = &strings.Builder{}
+	engine := server.NewGin()
+	engine.Use(server.Preconditions)
+	engine.GET("/list", func(c *gin.Context) {
+		items := make([]gin.H, 200)
+		for i := range items {
+			items[i] = gin.H{"id": i, "nome": fmt.Sprintf("Emissão de certidão número %d", i), "resumo": "Atendimento presencial na subprefeitura"}
+		}
+		c.JSON(http.StatusOK, gin.H{"data": items})
+	})
+	engine.GET("/item", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"id": 1, "nome": "IPTU"}) })
+	engine.DELETE("/item", func(c *gin.Context) { c.Status(http.StatusNoContent) })
+	engine.GET("/panic", func(*gin.Context) { panic("boom") })
+	h := server.Handler(server.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: 64})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL, logs
+}
+
+// sendCoded sends method to url with Accept-Encoding as given (none when
+// empty) on a client that neither asks for nor undoes a coding itself, and
+// returns the answer with its body as it came.
+func sendCoded(t *testing.T, method, url, acceptEncoding string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
+	}
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// decode undoes coding on body.
+func decode(t *testing.T, coding string, body []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch coding {
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("gzip body: %v", err)
+		}
+		r = zr
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return body
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("%s body: %v", coding, err)
+	}
+	return out
+}
+
+func TestALargeAnswerIsCompressedInTheCodingTheClientAccepts(t *testing.T) {
+	t.Parallel()
+	url, _ := compressedAPI(t)
+	plainResp, plain := sendCoded(t, http.MethodGet, url+"/list", "")
+	if plainResp.StatusCode != 200 || plainResp.Header.Get("Content-Encoding") != "" || len(plain) < 4*server.CompressMinSize {
+		t.Fatalf("without Accept-Encoding: status %d, Content-Encoding %q, %d bytes", plainResp.StatusCode, plainResp.Header.Get("Content-Encoding"), len(plain))
+	}
+	if plainResp.Header.Get("Vary") != "Accept-Encoding" {
+		t.Errorf("an uncompressed answer that could have been compressed: Vary %q, want Accept-Encoding", plainResp.Header.Get("Vary"))
+	}
+	tests := []struct{ accept, want string }{
+		{"gzip", "gzip"},
+		{"zstd", "zstd"},
+		{"gzip, deflate, br, zstd", "zstd"},
+		{"zstd;q=0, gzip", "gzip"},
+		{"GZIP", "gzip"},
+		{"gzip;q=0", ""},
+		{"identity", ""},
+		{"deflate, br", ""},
+		{"identity\ngzip", "gzip"},
+		{"zstd;q=0\ngzip;q=0.5", "gzip"},
+	}
+	for _, tt := range tests {
+		// The last Accept-Encoding line when several are sent (a list
+		// header: one list however many lines).
+		lines := strings.Split(tt.accept, "\n")
+		var more []string
+		for _, l := range lines[1:] {
+			more = append(more, "Accept-Encoding", l)
+		}
+		resp, body := sendCoded(t, http.MethodGet, url+"/list", lines[0], more...)
+		got := resp.Header.Get("Content-Encoding")
+		if resp.StatusCode != 200 || got != tt.want {
+			t.Errorf("Accept-Encoding %q: status %d, Content-Encoding %q, want %q", tt.accept, resp.StatusCode, got, tt.want)
+			continue
+		}
+		if resp.Header.Get("Vary") != "Accept-Encoding" || resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("Content-Type") != plainResp.Header.Get("Content-Type") {
+			t.Errorf("Accept-Encoding %q: Vary %q, X-Request-Id %q, Content-Type %q", tt.accept, resp.Header.Get("Vary"), resp.Header.Get("X-Request-Id"), resp.Header.Get("Content-Type"))
+		}
+		if got == "" {
+			continue
+		}
+		if (resp.ContentLength != -1 && resp.ContentLength != int64(len(body))) || len(body) > len(plain)/3 {
+			t.Errorf("Accept-Encoding %q: Content-Length %d, %d bytes for %d", tt.accept, resp.ContentLength, len(body), len(plain))
+		}
+		if d := decode(t, got, body); !bytes.Equal(d, plain) {
+			t.Errorf("Accept-Encoding %q: the %s body decodes to %d bytes that differ from the %d of the plain answer", tt.accept, got, len(d), len(plain))
+		}
+	}
+}
+
+func TestSmallAndBodilessAnswersAreNotCompressed(t *testing.T) {
+	t.Parallel()
+	url, logs := compressedAPI(t)
+	for _, c := range []struct {
+		method, path string
+		header       []string
+		status       int
+		body         bool
+	}{
+		{http.MethodGet, "/item", nil, 200, true},
+		{http.MethodDelete, "/item", nil, 204, false},
+		{http.MethodHead, "/list", nil, 200, false},
+		{http.MethodGet, "/list", []string{"If-None-Match", "*"}, 304, false},
+		{http.MethodGet, "/nowhere", nil, 404, true},
+		{http.MethodGet, "/panic", nil, 500, true},
+	} {
+		resp, body := sendCoded(t, c.method, url+c.path, "gzip, zstd", c.header...)
+		name := c.method + " " + c.path
+		if resp.StatusCode != c.status || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: status %d, Content-Encoding %q; want %d, none", name, resp.StatusCode, resp.Header.Get("Content-Encoding"), c.status)
+		}
+		if c.body != (len(body) > 0) {
+			t.Errorf("%s: %d bytes of body", name, len(body))
+		}
+		if c.body && !json.Valid(body) {
+			t.Errorf("%s: body %q is not the JSON it would be uncompressed", name, body)
+		}
+	}
+	if !strings.Contains(logs.String(), `"status":500`) {
+		t.Errorf("the panic's 500 is not in the access log: %s", logs)
+	}
+}
