@@ -14,7 +14,8 @@ import (
 const CompressMinSize = 1 << 10
 
 // Compress compresses the answers of h for clients that accept them so
-// (Accept-Encoding naming zstd or gzip; zstd when both are), when the body
+// (Accept-Encoding naming zstd or gzip; zstd when both are, at the same
+// weight), when the body
 // is CompressMinSize or longer and of a type not compressed already (an
 // image, an archive). Every answer gets Vary: Accept-Encoding, compressed or
 // not, so that caches keep the two apart. A list page of the catalog is
@@ -24,7 +25,7 @@ const CompressMinSize = 1 << 10
 // gzip runs at level 1 (nginx's default gzip_comp_level), zstd at its
 // fastest: within a few percent of the default levels' saving at about
 // half their CPU (BenchmarkCompress). Request bodies are not decompressed:
-// problem.DecodeJSON answers a body sent with a Content-Encoding with a 415.
+// problem.DecodeJSON answers a body sent with a content coding with a 415.
 //
 // The library (github.com/klauspost/compress/gzhttp) is the compressing
 // http.Handler wrapper of the compression package fasthttp already brings:

@@ -38,7 +38,8 @@ const (
 
 // Handler returns the public handler of a program: /livez beside App, all
 // behind request ids, server spans (when o.Tracer is set), access logs,
-// metrics, compression (Compress), panic recovery and the body limit. /readyz and /metrics are not here but on AdminHandler, so what the
+// metrics, compression (Compress), panic recovery and the body limit.
+// /readyz and /metrics are not here but on AdminHandler, so what the
 // internet reaches never tells the state of a dependency. Paths are matched
 // exactly and never cleaned or redirected, so App sees the request path as
 // the client sent it.
