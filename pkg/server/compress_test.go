@@ -121,8 +121,8 @@ func TestALargeAnswerIsCompressedInTheCodingTheClientAccepts(t *testing.T) {
 		{"zstd;q=0\ngzip;q=0.5", "gzip"},
 	}
 	for _, tt := range tests {
-		// The last Accept-Encoding line when several are sent (a list
-		// header: one list however many lines).
+		// A "\n" in accept separates Accept-Encoding lines: a list
+		// header is one list however many lines it is sent in.
 		lines := strings.Split(tt.accept, "\n")
 		var more []string
 		for _, l := range lines[1:] {
