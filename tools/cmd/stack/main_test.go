@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -26,15 +27,8 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 	t.Parallel()
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	dbs := map[string]string{"SEARCH_ADMIN_DATABASE_URL": "run_search_" + suffix, "JOBS_DATABASE_URL": "run_jobs_" + suffix}
-	addrs, err := stack.FreeAddrs(make([]string, 7))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gateway, gatewayAdmin := addrs[0], addrs[1]
 	environ := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
-		"DEVIDP_ADDR=" + addrs[2], "SEARCH_ADMIN_ADDR=" + addrs[3], "JOBS_ADDR=" + addrs[4], "GATEWAY_ADDR=" + gateway,
-		"SEARCH_ADMIN_ADMIN_ADDR=" + addrs[5], "JOBS_ADMIN_ADDR=" + addrs[6], "GATEWAY_ADMIN_ADDR=" + gatewayAdmin,
 		"LOG_FORMAT=json",                     // a variable of the programs, passed through
 		"HTTP_ADDR=127.0.0.1:1",               // set per program by the stack, never passed through
 		"ADMIN_ADDR=127.0.0.1:1",              // the same
@@ -55,21 +49,9 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 		}
 	})
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout logtest.Buffer
-	done := make(chan error, 1)
-	go func() { done <- realMain(ctx, nil, environ, &stdout) }()
-	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(stdout.String(), "The stack is up"); time.Sleep(100 * time.Millisecond) {
-		select {
-		case err := <-done:
-			t.Fatalf("the stack ended before it was up: %v\n%s", err, stdout.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stack was not up in time:\n%s", stdout.String())
-		}
-	}
+	run := startOnFreeAddrs(t, environ)
+	defer run.cancel()
+	gateway, gatewayAdmin, stdout, done, cancel := run.addrs[0], run.addrs[1], run.stdout, run.done, run.cancel
 
 	t.Run("the gateway answers on its address with its own rate limits", func(t *testing.T) {
 		resp, err := http.Get("http://" + gateway + "/go/v1/api/v1/escolaridades")
@@ -120,6 +102,62 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 			conn.Close(context.Background())
 		}
 	})
+}
+
+// stackRun is a stack started by startOnFreeAddrs.
+type stackRun struct {
+	addrs  []string // the gateway's, its admin's, devidp's, then the services' and their admins'
+	stdout *logtest.Buffer
+	done   <-chan error // realMain's return
+	cancel context.CancelFunc
+}
+
+// startOnFreeAddrs runs the stack with environ on addresses FreeAddrs
+// chose, and returns once it is up. Another process may take a chosen port
+// before its program binds it (an outgoing connection's local port comes
+// from the same range); the stack tries again only for addresses it chose
+// itself, so this starts it again on new ones, twice at most.
+func startOnFreeAddrs(t *testing.T, environ []string) stackRun {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addrs, err := stack.FreeAddrs(make([]string, 7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := append(slices.Clone(environ),
+			"GATEWAY_ADDR="+addrs[0], "GATEWAY_ADMIN_ADDR="+addrs[1], "DEVIDP_ADDR="+addrs[2],
+			"SEARCH_ADMIN_ADDR="+addrs[3], "JOBS_ADDR="+addrs[4], "SEARCH_ADMIN_ADMIN_ADDR="+addrs[5], "JOBS_ADMIN_ADDR="+addrs[6])
+		ctx, cancel := context.WithCancel(context.Background())
+		stdout := &logtest.Buffer{}
+		done := make(chan error, 1)
+		go func() { done <- realMain(ctx, nil, env, stdout) }()
+		err = waitUp(stdout, done)
+		if err == nil {
+			return stackRun{addrs: addrs, stdout: stdout, done: done, cancel: cancel}
+		}
+		cancel()
+		if attempt < 3 && strings.Contains(stdout.String(), "address already in use") {
+			t.Logf("attempt %d: a chosen port was taken before its program bound it; again on new ones", attempt)
+			continue
+		}
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+}
+
+// waitUp waits for the stack writing to stdout to be up, for 3 minutes at
+// most, and says why it is not when it is not.
+func waitUp(stdout *logtest.Buffer, done <-chan error) error {
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(stdout.String(), "The stack is up"); time.Sleep(100 * time.Millisecond) {
+		select {
+		case err := <-done:
+			return fmt.Errorf("the stack ended before it was up: %w", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the stack was not up in time")
+		}
+	}
+	return nil
 }
 
 func TestTracingVariablesReachEveryProgramButTheServiceName(t *testing.T) {
