@@ -27,7 +27,8 @@ const DefaultVersionTable = "goose_db_version"
 // goose_idempotency, while the unnamed set uses goose_db_version.
 //
 // Owner, when set, names the program whose schema the set is. Its
-// migrations record that name in the table schema_owner (OwnerTable), and a
+// migrations must record that name in the table schema_owner (OwnerTable;
+// MigrateSets fails once they are applied if none does), and a
 // database whose schema_owner names other programs only is refused, by
 // migrate and by readiness: programs that share the default version table
 // would otherwise take each other's versions for their own, and one started
@@ -99,6 +100,28 @@ func MigrateSets(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Set)
 	}
 	if err := checkOwners(ctx, db, sets); err != nil {
 		return err
+	}
+	return checkRecorded(ctx, db, sets)
+}
+
+// checkRecorded fails when a set names an Owner that its migrations, all
+// applied, do not record: the database would be left unprotected without a
+// word (checkOwner passes a database that records no owner).
+func checkRecorded(ctx context.Context, db *sql.DB, sets []Set) error {
+	for _, s := range sets {
+		if s.Owner == "" {
+			continue
+		}
+		var recorded bool
+		err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+OwnerTable+` WHERE service = $1)`, s.Owner).Scan(&recorded)
+		if err != nil && !IsCode(err, undefinedTable) {
+			return fmt.Errorf("read %s: %w", OwnerTable, err)
+		}
+		if !recorded {
+			return fmt.Errorf("migration set %q names the owner %q, which none of its migrations records: add one that runs "+
+				"CREATE TABLE IF NOT EXISTS %s (service text PRIMARY KEY); INSERT INTO %s (service) VALUES ('%s') ON CONFLICT DO NOTHING;",
+				s.Name, s.Owner, OwnerTable, OwnerTable, s.Owner)
+		}
 	}
 	return nil
 }

@@ -114,6 +114,23 @@ INSERT INTO schema_owner (service) VALUES ('` + owner + `') ON CONFLICT DO NOTHI
 `)}}}
 }
 
+// A set that names its owner and never records it would leave the
+// database unprotected without a word: migrate says what to add.
+func TestMigrateFailsWhenASetNeverRecordsTheOwnerItNames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openSQL(t, pgtest.NewURL(t, emptyMigrations))
+	forgetful := pg.Set{Owner: "gamma", FS: fstest.MapFS{"00001_gamma.sql": {Data: []byte("-- +goose Up\nCREATE TABLE gamma_rows (id int);\n")}}}
+	err := pg.MigrateSets(ctx, db, nil, forgetful)
+	if err == nil || !strings.Contains(err.Error(), `names the owner "gamma", which none of its migrations records`) ||
+		!strings.Contains(err.Error(), "INSERT INTO schema_owner (service) VALUES ('gamma')") {
+		t.Errorf("migrate of a set that never records its owner: %v", err)
+	}
+	if err := pg.MigrateSets(ctx, openSQL(t, pgtest.NewURL(t, emptyMigrations)), nil, ownedSet("epsilon")); err != nil {
+		t.Errorf("a set that records its owner: %v", err)
+	}
+}
+
 // Two programs keep their versions in goose_db_version: one pointed at the
 // other's database took the other's versions for its own, migrate said it
 // was up to date, readiness said the schema was current, and every request
