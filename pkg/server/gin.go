@@ -13,7 +13,10 @@ import (
 
 // NewGin returns a gin engine in release mode that reports its route
 // templates to logs and metrics and answers unknown routes and methods with
-// problem responses instead of gin's plain-text defaults.
+// problem responses instead of gin's plain-text defaults. Every GET route
+// also answers HEAD (a route need not register it; one that does is served
+// by its own HEAD handler), and a query string that does not parse (an
+// invalid percent-escape, a ";") is a 400 before any handler runs.
 func NewGin() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
@@ -34,7 +37,8 @@ func NewGin() *gin.Engine {
 	})
 	e.NoMethod(func(c *gin.Context) {
 		allow := c.Writer.Header().Get("Allow")
-		if slices.Contains(strings.Split(allow, ", "), http.MethodGet) {
+		methods := strings.Split(allow, ", ")
+		if slices.Contains(methods, http.MethodGet) && !slices.Contains(methods, http.MethodHead) {
 			if c.Request.Method == http.MethodHead {
 				headAsGet(e, c)
 				return

@@ -402,6 +402,10 @@ func TestHeadIsAnsweredWhereverGetIs(t *testing.T) {
 		c.JSON(http.StatusOK, gin.H{"id": c.Param("id")})
 	})
 	engine.POST("/api/v1/orders", func(c *gin.Context) { c.Status(http.StatusCreated) })
+	// A route that registers its HEAD itself, as a program unaware of the
+	// above would.
+	engine.GET("/api/v1/both", func(c *gin.Context) { c.Status(http.StatusOK) })
+	engine.HEAD("/api/v1/both", func(c *gin.Context) { c.Status(http.StatusOK) })
 	srv := httptest.NewServer(server.Handler(server.Options{Logger: slog.New(slog.DiscardHandler), Metrics: server.NewMetrics(), App: engine}))
 	defer srv.Close()
 	do := func(method, path string) (*http.Response, string) {
@@ -426,6 +430,9 @@ func TestHeadIsAnsweredWhereverGetIs(t *testing.T) {
 	}
 	if resp, _ := do(http.MethodPut, "/api/v1/things/7"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("PUT: %d, Allow %q; want 405 allowing GET, HEAD", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if resp, _ := do(http.MethodDelete, "/api/v1/both"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("DELETE where GET and HEAD are registered: %d, Allow %q; want 405 allowing GET, HEAD once each", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 	if resp, _ := do(http.MethodHead, "/api/v1/orders"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 		t.Errorf("HEAD where only POST is: %d, Allow %q; want 405 allowing POST", resp.StatusCode, resp.Header.Get("Allow"))
