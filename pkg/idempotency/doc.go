@@ -54,7 +54,10 @@
 // # Wiring into a service
 //
 // The table comes with the package as its own migration set, recorded in
-// goose_idempotency beside the service's goose_db_version. Four places:
+// goose_idempotency beside the service's goose_db_version. A service built
+// on package service gets the configuration, the keys (Base.Keys), the
+// sweeper and the migration from it, given idempotency.MigrationSet among
+// its sets, and only wraps its routes. Without it, four places:
 //
 //	// config: the IDEMPOTENCY_* variables
 //	type config struct {

@@ -16,7 +16,8 @@ import (
 // ContentType is the media type of every error body.
 const ContentType = "application/problem+json"
 
-// TypeBase prefixes the slug of a code to form the problem "type" URI.
+// TypeBase prefixes the slug of a code (its "_" written "-") to form the
+// problem "type" URI: urn:municipal:problem:not-found.
 const TypeBase = "urn:municipal:problem:"
 
 // Body is the RFC 9457 problem document of every error response.
