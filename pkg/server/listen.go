@@ -65,6 +65,17 @@ func ListenAll(cfg Config, admin AdminConfig) (Listeners, error) {
 	return l, nil
 }
 
+// WarnAdminBusy logs, when the admin listener took a free port because the
+// default one was busy (AdminBusy), where the probes and metrics are served
+// instead: an orchestrator or Prometheus told the default looks elsewhere.
+func (l Listeners) WarnAdminBusy(logger *slog.Logger, admin AdminConfig) {
+	if l.AdminBusy == nil {
+		return
+	}
+	logger.Warn("ADMIN_ADDR is not set and its default is busy: /livez, /readyz and /metrics are served on a free port instead",
+		"default", admin.Addr, "admin_addr", l.Admin.Addr().String(), "err", l.AdminBusy)
+}
+
 // Serve serves public and admin on their listeners with cfg's timeouts
 // until ctx is done, then drains both within cfg.ShutdownTimeout.
 func (l Listeners) Serve(ctx context.Context, cfg Config, public, admin http.Handler, logger *slog.Logger) error {

@@ -134,6 +134,7 @@ func Open(ctx context.Context, cfg Config, sets []pg.Set) (b *Base, err error) {
 	if b.ln, err = server.ListenAll(cfg.HTTP, cfg.Admin); err != nil {
 		return nil, err
 	}
+	b.ln.WarnAdminBusy(b.Logger, cfg.Admin)
 	return b, nil
 }
 

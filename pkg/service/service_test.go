@@ -15,6 +15,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/program"
@@ -152,5 +153,36 @@ func TestOpenOnABusyPortIsAnError(t *testing.T) {
 	b, err := service.Open(context.Background(), cfg, sets)
 	if err == nil || b != nil || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("Open on a busy port: %v, %v; want an address-in-use error", b, err)
+	}
+}
+
+// A service whose default admin port is busy (AdminConfig.Defaulted) serves
+// its probes on a free port, and says so: the orchestrator and Prometheus
+// were told the default.
+func TestOpenSaysWhereTheProbesGoWhenTheDefaultAdminPortIsBusy(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cfg := config(t, true)
+	cfg.Admin.Addr, cfg.Admin.Defaulted = busy.Addr().String(), true
+	var logs logtest.Buffer
+	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	b, err := service.Open(context.Background(), cfg, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if b.AdminAddr() == busy.Addr().String() {
+		t.Fatalf("the admin listener is on the busy port %s", b.AdminAddr())
+	}
+	if !strings.Contains(logs.String(), "its default is busy") || !strings.Contains(logs.String(), `"admin_addr":"`+b.AdminAddr()+`"`) {
+		t.Errorf("no warning naming %s in the log: %s", b.AdminAddr(), logs.String())
 	}
 }

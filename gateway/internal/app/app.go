@@ -143,10 +143,7 @@ func New(ctx context.Context, cfg Config) (_ *App, err error) {
 	if a.ln, err = server.ListenAll(cfg.HTTP, cfg.Admin); err != nil {
 		return nil, err
 	}
-	if a.ln.AdminBusy != nil {
-		a.logger.Warn("ADMIN_ADDR is not set and its default is busy: /livez, /readyz and /metrics are served on a free port instead",
-			"default", cfg.Admin.Addr, "admin_addr", a.AdminAddr(), "err", a.ln.AdminBusy)
-	}
+	a.ln.WarnAdminBusy(a.logger, cfg.Admin)
 	return a, nil
 }
 
