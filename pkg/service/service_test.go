@@ -141,15 +141,22 @@ func (fakeApp) Close() error              { return nil }
 // A failure after the database is open (here: the HTTP port is taken) is
 // an error that closes what was opened; it panicked on a nil *Base, exit
 // status 2 and a stack trace instead of "address already in use".
-func TestOpenOnABusyPortIsAnError(t *testing.T) {
-	t.Parallel()
+// busyAddr returns a loopback address that a listener of the test holds
+// until the test ends.
+func busyAddr(t *testing.T) string {
+	t.Helper()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer busy.Close()
+	t.Cleanup(func() { _ = busy.Close() })
+	return busy.Addr().String()
+}
+
+func TestOpenOnABusyPortIsAnError(t *testing.T) {
+	t.Parallel()
 	cfg := config(t, true)
-	cfg.HTTP.Addr = busy.Addr().String()
+	cfg.HTTP.Addr = busyAddr(t)
 	b, err := service.Open(context.Background(), cfg, sets)
 	if err == nil || b != nil || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("Open on a busy port: %v, %v; want an address-in-use error", b, err)
@@ -161,13 +168,8 @@ func TestOpenOnABusyPortIsAnError(t *testing.T) {
 // were told the default.
 func TestOpenSaysWhereTheProbesGoWhenTheDefaultAdminPortIsBusy(t *testing.T) {
 	t.Parallel()
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
 	cfg := config(t, true)
-	cfg.Admin.Addr, cfg.Admin.Defaulted = busy.Addr().String(), true
+	cfg.Admin.Addr, cfg.Admin.Defaulted = busyAddr(t), true
 	var logs logtest.Buffer
 	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	b, err := service.Open(context.Background(), cfg, sets)
@@ -179,7 +181,7 @@ func TestOpenSaysWhereTheProbesGoWhenTheDefaultAdminPortIsBusy(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	if b.AdminAddr() == busy.Addr().String() {
+	if b.AdminAddr() == cfg.Admin.Addr {
 		t.Fatalf("the admin listener is on the busy port %s", b.AdminAddr())
 	}
 	if !strings.Contains(logs.String(), "its default is busy") || !strings.Contains(logs.String(), `"admin_addr":"`+b.AdminAddr()+`"`) {
