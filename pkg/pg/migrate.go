@@ -90,7 +90,7 @@ func MigrateSets(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Set)
 	// Before anything is applied to another program's database, and after:
 	// on one whose versions reach this program's, nothing is applied and
 	// nothing records this program.
-	if err := checkOwners(ctx, db, sets); err != nil {
+	if err := checkOwners(ctx, db, sets, false); err != nil {
 		return err
 	}
 	for _, s := range sets {
@@ -98,32 +98,7 @@ func MigrateSets(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Set)
 			return err
 		}
 	}
-	if err := checkOwners(ctx, db, sets); err != nil {
-		return err
-	}
-	return checkRecorded(ctx, db, sets)
-}
-
-// checkRecorded fails when a set names an Owner that its migrations, all
-// applied, do not record: the database would be left unprotected without a
-// word (checkOwner passes a database that records no owner).
-func checkRecorded(ctx context.Context, db *sql.DB, sets []Set) error {
-	for _, s := range sets {
-		if s.Owner == "" {
-			continue
-		}
-		var recorded bool
-		err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+OwnerTable+` WHERE service = $1)`, s.Owner).Scan(&recorded)
-		if err != nil && !IsCode(err, undefinedTable) {
-			return fmt.Errorf("read %s: %w", OwnerTable, err)
-		}
-		if !recorded {
-			return fmt.Errorf("migration set %q names the owner %q, which none of its migrations records: add one that runs "+
-				"CREATE TABLE IF NOT EXISTS %s (service text PRIMARY KEY); INSERT INTO %s (service) VALUES ('%s') ON CONFLICT DO NOTHING;",
-				s.Name, s.Owner, OwnerTable, OwnerTable, s.Owner)
-		}
-	}
-	return nil
+	return checkOwners(ctx, db, sets, true)
 }
 
 // migrateRetryFor bounds how long migrateSet keeps trying a migration that

@@ -96,39 +96,50 @@ func (v setVersion) check(ctx context.Context, db *sql.DB) error {
 	if got < v.want {
 		return &schemaError{CauseSchemaBehind, fmt.Errorf("%s is at version %d, this binary needs %d: run migrate", v.table, got, v.want)}
 	}
-	return checkOwner(ctx, db, v.owner)
+	_, err = checkOwner(ctx, db, v.owner)
+	return err
 }
 
-// checkOwners is checkOwner for each set that names its owner.
-func checkOwners(ctx context.Context, db *sql.DB, sets []Set) error {
+// checkOwners is checkOwner for each set that names its owner. Once every
+// set is applied, each such owner must also be recorded: a set whose
+// migrations never record it would leave the database unprotected without
+// a word (checkOwner passes a database that records no owner).
+func checkOwners(ctx context.Context, db *sql.DB, sets []Set, applied bool) error {
 	for _, s := range sets {
-		if err := checkOwner(ctx, db, s.Owner); err != nil {
+		recorded, err := checkOwner(ctx, db, s.Owner)
+		if err != nil {
 			return err
+		}
+		if applied && s.Owner != "" && !recorded {
+			return fmt.Errorf("migration set %q names the owner %q, which none of its migrations records: add one that runs "+
+				"CREATE TABLE IF NOT EXISTS %s (service text PRIMARY KEY); INSERT INTO %s (service) VALUES ('%s') ON CONFLICT DO NOTHING;",
+				s.Name, s.Owner, OwnerTable, OwnerTable, s.Owner)
 		}
 	}
 	return nil
 }
 
 // checkOwner fails when db records owners of its schema (OwnerTable) and
-// owner is not one of them. A database without the table passes: it was
-// migrated before its programs recorded themselves, or not yet.
-func checkOwner(ctx context.Context, db *sql.DB, owner string) error {
+// owner is not one of them, and reports whether owner is recorded. A
+// database without the table passes: it was migrated before its programs
+// recorded themselves, or not yet.
+func checkOwner(ctx context.Context, db *sql.DB, owner string) (bool, error) {
 	if owner == "" {
-		return nil
+		return false, nil
 	}
 	var mine bool
 	var owners sql.NullString // all of them, "" for none
 	err := db.QueryRowContext(ctx, `SELECT coalesce(bool_or(service = $1), false), string_agg(service, ', ' ORDER BY service) FROM `+OwnerTable, owner).
 		Scan(&mine, &owners)
 	if IsCode(err, undefinedTable) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", OwnerTable, err)
+		return false, fmt.Errorf("read %s: %w", OwnerTable, err)
 	}
 	if owners.Valid && !mine {
-		return &schemaError{CauseForeign, fmt.Errorf("the database holds the schema of %s, not of %s: does DATABASE_URL name another program's database?",
+		return false, &schemaError{CauseForeign, fmt.Errorf("the database holds the schema of %s, not of %s: does DATABASE_URL name another program's database?",
 			owners.String, owner)}
 	}
-	return nil
+	return mine, nil
 }
