@@ -51,16 +51,19 @@ func startFast(t *testing.T, app fasthttp.RequestHandler, expect func(*fasthttp.
 	return "http://" + ln.Addr().String(), metrics, logs
 }
 
-func get(t *testing.T, url string, header ...string) (*http.Response, string) {
+// send sends method to url with the header pairs given (a name given
+// twice goes on two lines), on a client that neither asks for a content
+// coding nor undoes one, and returns the answer with its body as it came.
+func send(t *testing.T, method, url string, header ...string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		req.Header.Add(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := plainClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +73,14 @@ func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 		t.Fatal(err)
 	}
 	return resp, string(b)
+}
+
+// plainClient is send's client: Go's own asks for gzip and undoes it.
+var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}}
+
+func get(t *testing.T, url string, header ...string) (*http.Response, string) {
+	t.Helper()
+	return send(t, http.MethodGet, url, header...)
 }
 
 // The fasthttp chain keeps Handler's promises: the request id honoured or

@@ -410,14 +410,7 @@ func TestHeadIsAnsweredWhereverGetIs(t *testing.T) {
 	defer srv.Close()
 	do := func(method, path string) (*http.Response, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, nil)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp, string(body)
+		return send(t, method, srv.URL+path)
 	}
 	get, getBody := do(http.MethodGet, "/api/v1/things/7")
 	head, headBody := do(http.MethodHead, "/api/v1/things/7")
