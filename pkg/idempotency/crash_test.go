@@ -80,9 +80,7 @@ func TestARequestRunAgainAfterALostSessionWaitsForItsOwnKey(t *testing.T) {
 	proxy.Sever("INSERT INTO things", pgtest.Before)
 	answer := make(chan *httptest.ResponseRecorder)
 	go func() { answer <- x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`) }()
-	for x.runs.Load() == 0 { // the first run holds the key once its handler runs
-		time.Sleep(time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "the first run holds the key (its handler runs)", func() bool { return x.runs.Load() > 0 })
 
 	// Another transaction queues on the key: it gets the lock when the cut
 	// session's backend ends, and keeps it a moment.
