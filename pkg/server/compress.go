@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -27,10 +28,14 @@ const CompressMinSize = 1 << 10
 // half their CPU (BenchmarkCompress). Request bodies are not decompressed:
 // problem.DecodeJSON answers a body sent with a content coding with a 415.
 //
+// A HEAD answer gets the header fields its GET would get (RFC 9110,
+// 9.3.2), Content-Encoding included, and never a Content-Length other than
+// the length of the body GET would send (8.6): see compressHead.
+//
 // The library (github.com/klauspost/compress/gzhttp) is the compressing
 // http.Handler wrapper of the compression package fasthttp already brings:
 // it holds back the first bytes to decide on the body's size and type, and
-// leaves 1xx, 204, 304 and HEAD answers alone.
+// leaves 1xx, 204 and 304 answers alone.
 func Compress(h http.Handler) http.Handler {
 	compressed := compressWrapper(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -40,8 +45,41 @@ func Compress(h http.Handler) http.Handler {
 		if v := r.Header.Values(acceptEncoding); len(v) > 1 {
 			r.Header.Set(acceptEncoding, strings.Join(v, ", "))
 		}
+		if r.Method == http.MethodHead {
+			compressHead(h, w, r)
+			return
+		}
 		compressed(w, r)
 	})
+}
+
+// compressHead serves the HEAD request r with h, the compressor deciding
+// as it would for a GET. The library leaves HEAD alone, so a HEAD answer
+// stated the uncompressed length where its GET sent a coded body of
+// another. h still sees HEAD: a handler that writes its body for HEAD (as
+// NewGin's routes do) has it coded as for GET, and the server drops it
+// after counting it, so Content-Length, when the server states one, is the
+// coded length. A handler that states a length and writes no body
+// (http.ServeContent) has that length removed when the answer is coded:
+// the coded length is not known without the body, and a HEAD answer may
+// omit it.
+func compressHead(h http.Handler, w http.ResponseWriter, r *http.Request) {
+	get := r.WithContext(r.Context())
+	get.Method = http.MethodGet
+	compressWrapper(http.HandlerFunc(func(cw http.ResponseWriter, _ *http.Request) {
+		h.ServeHTTP(cw, r)
+		switch cw.(type) {
+		case *gzhttp.GzipResponseWriter, gzhttp.GzipResponseWriterWithCloseNotify: // coding
+		default:
+			return
+		}
+		hdr := cw.Header()
+		n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64)
+		if err == nil && n >= CompressMinSize && hdr.Get("Content-Encoding") == "" && hdr.Get("Content-Range") == "" &&
+			gzhttp.DefaultContentTypeFilter(hdr.Get("Content-Type")) {
+			hdr.Del("Content-Length")
+		}
+	}))(w, get)
 }
 
 const acceptEncoding = "Accept-Encoding"

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/klauspost/compress/zstd"
@@ -18,8 +19,10 @@ import (
 )
 
 // compressedAPI serves, behind server.Handler, a list page well over
-// server.CompressMinSize, a small item, an empty answer, a panic and an
-// item that honours If-None-Match: *, over a real listener.
+// server.CompressMinSize, a page just over it (a coded answer whose length
+// the server states), a small item, an empty answer, a panic, an item that
+// honours If-None-Match: * and a file served by http.ServeContent (which
+// writes no body for HEAD), over a real listener.
 func compressedAPI(t *testing.T) (url string, logs *strings.Builder) {
 	t.Helper()
 	logs = &strings.Builder{}
@@ -32,7 +35,16 @@ func compressedAPI(t *testing.T) (url string, logs *strings.Builder) {
 		}
 		c.JSON(http.StatusOK, gin.H{"data": items})
 	})
+	engine.GET("/mid", func(c *gin.Context) {
+		c.JSON(http.StatusOK, gin.H{"resumo": strings.Repeat("Atendimento presencial na subprefeitura. ", 30)})
+	})
 	engine.GET("/item", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"id": 1, "nome": "IPTU"}) })
+	file := strings.Repeat("Carta de serviços ao cidadão. ", 200)
+	serveFile := func(c *gin.Context) {
+		http.ServeContent(c.Writer, c.Request, "carta.txt", time.Time{}, strings.NewReader(file))
+	}
+	engine.GET("/file", serveFile)
+	engine.HEAD("/file", serveFile)
 	engine.DELETE("/item", func(c *gin.Context) { c.Status(http.StatusNoContent) })
 	engine.GET("/panic", func(*gin.Context) { panic("boom") })
 	h := server.Handler(server.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: server.NewMetrics(), App: engine, MaxBodyBytes: 64})
@@ -130,7 +142,6 @@ func TestSmallAndBodilessAnswersAreNotCompressed(t *testing.T) {
 	}{
 		{http.MethodGet, "/item", nil, 200, true},
 		{http.MethodDelete, "/item", nil, 204, false},
-		{http.MethodHead, "/list", nil, 200, false},
 		{http.MethodGet, "/list", []string{"If-None-Match", "*"}, 304, false},
 		{http.MethodGet, "/nowhere", nil, 404, true},
 		{http.MethodGet, "/panic", nil, 500, true},
@@ -149,5 +160,44 @@ func TestSmallAndBodilessAnswersAreNotCompressed(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"status":500`) {
 		t.Errorf("the panic's 500 is not in the access log: %s", logs)
+	}
+}
+
+// A HEAD answer has the header fields of its GET (RFC 9110, 9.3.2), and a
+// Content-Length only if it is the length of the body the GET sends (8.6):
+// HEAD used to state the uncompressed length beside a GET coded shorter.
+func TestAHeadAnswerHasTheHeaderFieldsOfItsGet(t *testing.T) {
+	t.Parallel()
+	url, _ := compressedAPI(t)
+	for _, path := range []string{"/list", "/mid", "/item", "/file"} {
+		for _, accept := range []string{"", "gzip", "zstd, gzip", "identity"} {
+			var header []string
+			if accept != "" {
+				header = []string{"Accept-Encoding", accept}
+			}
+			getResp, getBody := send(t, http.MethodGet, url+path, header...)
+			headResp, headBody := send(t, http.MethodHead, url+path, header...)
+			name := fmt.Sprintf("HEAD %s, Accept-Encoding %q", path, accept)
+			if getResp.StatusCode != 200 || headResp.StatusCode != 200 || headBody != "" {
+				t.Errorf("%s: status %d (GET %d), %d bytes of body", name, headResp.StatusCode, getResp.StatusCode, len(headBody))
+				continue
+			}
+			if n := headResp.ContentLength; n != -1 && n != int64(len(getBody)) {
+				t.Errorf("%s: Content-Length %d, but GET sends %d bytes (Content-Encoding %q)", name, n, len(getBody), getResp.Header.Get("Content-Encoding"))
+			}
+			fields := []string{"Content-Type", "Vary", "Content-Encoding"}
+			if path == "/file" {
+				// ServeContent writes no body for HEAD: what coding it
+				// would get is not known, and its length is left out.
+				fields = fields[:2]
+			} else if headResp.ContentLength != getResp.ContentLength {
+				t.Errorf("%s: Content-Length %d, GET's %d", name, headResp.ContentLength, getResp.ContentLength)
+			}
+			for _, f := range fields {
+				if h, g := headResp.Header.Get(f), getResp.Header.Get(f); h != g {
+					t.Errorf("%s: %s %q, GET's %q", name, f, h, g)
+				}
+			}
+		}
 	}
 }
