@@ -24,6 +24,7 @@ const (
 	EPRECONDITION Code = "precondition_failed"    // 412: a condition of the request (If-Match) is false
 	ETOOLARGE     Code = "too_large"              // 413: body over the limit
 	EMEDIATYPE    Code = "unsupported_media_type" // 415: not JSON
+	ERANGE        Code = "range_not_satisfiable"  // 416: no range of a Range header is within the file
 	EINVALID      Code = "invalid"                // 422: a field rule is violated
 	ERATELIMIT    Code = "rate_limited"           // 429: a rate limit was reached
 	ECLIENTGONE   Code = "client_closed_request"  // 499: the client went away before the answer
@@ -49,6 +50,7 @@ var statuses = map[Code]int{
 	EPRECONDITION: http.StatusPreconditionFailed,
 	ETOOLARGE:     http.StatusRequestEntityTooLarge,
 	EMEDIATYPE:    http.StatusUnsupportedMediaType,
+	ERANGE:        http.StatusRequestedRangeNotSatisfiable,
 	EINVALID:      http.StatusUnprocessableEntity,
 	ERATELIMIT:    http.StatusTooManyRequests,
 	ECLIENTGONE:   StatusClientClosedRequest,

@@ -163,7 +163,7 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.Set("Cache-Control", "public, max-age=3600")
-		p.files.ServeHTTP(w, r)
+		p.files.ServeHTTP(&fileRefusal{ResponseWriter: w, r: r}, r)
 	case strings.HasPrefix(rest, "/api/") && strings.HasSuffix(rest, "/openapi.json"):
 		p.document(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/api"), "/openapi.json"))
 	default:
@@ -282,3 +282,44 @@ func (p *Portal) page(w http.ResponseWriter, r *http.Request) {
 		p.opts.Logger.ErrorContext(r.Context(), "API portal: render", "err", err)
 	}
 }
+
+// fileRefusal answers the file server's refusals as problems, the shape of
+// every other answer of the gateway, not as its text/plain lines: a Range
+// no part of which is within the file (416, with the file server's
+// Content-Range: bytes */size) and a false If-Match (412; the files have no
+// entity tags). Other answers pass through untouched.
+type fileRefusal struct {
+	http.ResponseWriter
+	r       *http.Request
+	refused bool
+}
+
+func (w *fileRefusal) WriteHeader(status int) {
+	var err error
+	switch {
+	case w.refused:
+		return
+	case status == http.StatusRequestedRangeNotSatisfiable:
+		err = problem.Errorf(problem.ERANGE, "no range of %q is within the file (Content-Range: %s)", w.r.Header.Get("Range"), w.Header().Get("Content-Range"))
+	case status == http.StatusPreconditionFailed:
+		err = problem.Errorf(problem.EPRECONDITION, "If-Match names no entity tag of this file: the portal's files have none")
+	case status == http.StatusNotFound:
+		err = problem.Errorf(problem.ENOTFOUND, "no such file")
+	case status >= 400:
+		err = problem.Errorf(problem.EINTERNAL, "the file could not be served (%d)", status)
+	default:
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.refused = true
+	problem.Write(w.ResponseWriter, w.r, err)
+}
+
+func (w *fileRefusal) Write(b []byte) (int, error) {
+	if w.refused { // the file server's text/plain line
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *fileRefusal) Unwrap() http.ResponseWriter { return w.ResponseWriter }

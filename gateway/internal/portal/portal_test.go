@@ -2,6 +2,7 @@ package portal_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -296,6 +297,53 @@ func TestThePortalServesItsOwnFilesWithTheSecurityHeaders(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/docs/", nil))
 	if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST /docs/: %d, Allow %q; want 405 with Allow (RFC 9110 15.5.6)", rec.Code, rec.Header().Get("Allow"))
+	}
+}
+
+// The file server's refusals are problems like every other answer, not its
+// text/plain lines; what it serves is untouched.
+func TestAFileTheRequestCannotHaveIsAProblem(t *testing.T) {
+	t.Parallel()
+	h := newPortal(t, "/go/v1="+closedURL(t), time.Minute, time.Minute)
+	const file = "/docs/assets/portal.js"
+	_, whole := get(t, h, file)
+	for _, c := range []struct {
+		header, value string
+		status        int
+		body          string // of a success
+	}{
+		{"Range", "bytes=0-9", http.StatusPartialContent, whole[:10]},
+		{"Range", "bytes=99999999-", http.StatusRequestedRangeNotSatisfiable, ""},
+		{"If-Match", `"nope"`, http.StatusPreconditionFailed, ""},
+		{"If-None-Match", `"nope"`, http.StatusOK, whole},
+	} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, file, nil)
+		req.Header.Set(c.header, c.value)
+		h.ServeHTTP(rec, req)
+		resp := rec.Result()
+		b, _ := io.ReadAll(resp.Body)
+		name := c.header + ": " + c.value
+		if resp.StatusCode != c.status {
+			t.Errorf("%s: %s, want %d", name, resp.Status, c.status)
+			continue
+		}
+		if c.status < 400 {
+			if string(b) != c.body {
+				t.Errorf("%s: %d bytes, not the %d of the file's part", name, len(b), len(c.body))
+			}
+			continue
+		}
+		var p struct {
+			Status int    `json:"status"`
+			Type   string `json:"type"`
+		}
+		if resp.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(b, &p) != nil || p.Status != c.status || p.Type == "" {
+			t.Errorf("%s: %s %q, not a problem of status %d", name, resp.Header.Get("Content-Type"), b, c.status)
+		}
+		if c.status == http.StatusRequestedRangeNotSatisfiable && resp.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", len(whole)) {
+			t.Errorf("%s: Content-Range %q, want the file's size (RFC 9110 15.5.17)", name, resp.Header.Get("Content-Range"))
+		}
 	}
 }
 
