@@ -127,9 +127,7 @@ func TestAClientThatHangsUpLeavesNothingAndItsRetryRunsOnce(t *testing.T) {
 	req := x.request(http.MethodPost, "/slow", devidptest.JobsAdmin, `{"name":"a"}`, "k").WithContext(ctx)
 	done := make(chan *httptest.ResponseRecorder)
 	go func() { done <- x.send(req) }()
-	for x.runs.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "the request's handler runs", func() bool { return x.runs.Load() > 0 })
 	hangUp()
 	close(x.gate)
 	if rec := <-done; rec.Code != problem.StatusClientClosedRequest {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/polltest"
 	"github.com/municipal-apis/platform/pkg/server"
 )
 
@@ -115,9 +116,7 @@ func TestRunSweeperSweepsUntilItsContextEnds(t *testing.T) {
 	go func() { x.keys.RunSweeper(ctx); close(done) }()
 	expect(t, x.post("/things", devidptest.JobsAdmin, "k", `{"name":"a"}`), http.StatusCreated)
 	x.expire()
-	for x.rows("idempotency_keys") != 0 { // a later tick deletes it
-		time.Sleep(5 * time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "a later tick deletes the expired key", func() bool { return x.rows("idempotency_keys") == 0 })
 	cancel()
 	<-done
 }
@@ -168,9 +167,7 @@ func TestARequestWhoseSessionEndedWhileItStalledCannotStoreASecondAnswer(t *test
 	x.token(devidptest.JobsAdmin)
 	stalled := make(chan *httptest.ResponseRecorder)
 	go func() { stalled <- x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`) }()
-	for x.runs.Load() == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "the request's handler runs", func() bool { return x.runs.Load() > 0 })
 	// The process stalls (SIGSTOP, a long pause) inside its transaction,
 	// and the server ends the silent session, as
 	// idle_in_transaction_session_timeout does: its key is free again.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/municipal-apis/platform/pkg/devidp/devidptest"
 	"github.com/municipal-apis/platform/pkg/idempotency"
+	"github.com/municipal-apis/platform/pkg/polltest"
 )
 
 func TestARequestWithoutAKeyPassesThroughUntouched(t *testing.T) {
@@ -101,9 +102,7 @@ func TestARequestStillRunningAnswersConflictWithRetryAfter(t *testing.T) {
 	x := newHarness(t, idempotency.Config{})
 	first := make(chan *httptest.ResponseRecorder)
 	go func() { first <- x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`) }()
-	for x.runs.Load() == 0 { // the first request holds the key once its handler runs
-		time.Sleep(time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "the first request holds the key (its handler runs)", func() bool { return x.runs.Load() > 0 })
 	busy := x.post("/slow", devidptest.JobsAdmin, "k", `{"name":"a"}`)
 	expect(t, busy, http.StatusConflict)
 	if busy.Header().Get("Retry-After") != "1" {
