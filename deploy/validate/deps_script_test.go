@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 )
 
 // depsMachine is a pretend machine for scripts/deps.sh: a PATH holding only
@@ -92,29 +94,6 @@ func (m *depsMachine) run(pgAddr, redisAddr string, args ...string) (int, string
 	return 0, ""
 }
 
-// listening returns the address of a loopback listener that lives as long as the test.
-func listening(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l.Addr().String()
-}
-
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 func port(addr string) string { return addr[strings.LastIndex(addr, ":")+1:] }
 
 func TestDepsScriptChoosesTheFirstStepThatApplies(t *testing.T) {
@@ -191,9 +170,9 @@ func TestDepsScriptChoosesTheFirstStepThatApplies(t *testing.T) {
 			for name, body := range tt.fakes {
 				m.fake(name, body)
 			}
-			pg, redis := closedPort(t), closedPort(t)
+			pg, redis := programtest.ClosedAddr(t), programtest.ClosedAddr(t)
 			if tt.up {
-				pg, redis = listening(t), listening(t)
+				pg, redis = programtest.BusyAddr(t), programtest.BusyAddr(t)
 			}
 			m.env = append(m.env, "FAKE_PG_PORT="+port(pg))
 			args := []string{"--dry-run"}
@@ -225,7 +204,7 @@ func TestDepsScriptOnlyChecksAnAddressOfAnotherMachine(t *testing.T) {
 	t.Parallel()
 	m := newDepsMachine(t, 0)
 	m.fake("apt-get", "exit 0")
-	code, out := m.run("192.0.2.1:5432", listening(t), "--dry-run")
+	code, out := m.run("192.0.2.1:5432", programtest.BusyAddr(t), "--dry-run")
 	if code != 1 || !strings.Contains(out, "which is not on this machine") || strings.Contains(out, "would run") {
 		t.Errorf("exit code %d, output:\n%s", code, out)
 	}
@@ -234,7 +213,7 @@ func TestDepsScriptOnlyChecksAnAddressOfAnotherMachine(t *testing.T) {
 func TestDepsScriptReadsTheAddressesOfTheTestsURLs(t *testing.T) {
 	t.Parallel()
 	m := newDepsMachine(t, 1000)
-	pg, redis := listening(t), listening(t)
+	pg, redis := programtest.BusyAddr(t), programtest.BusyAddr(t)
 	cmd := exec.Command(filepath.Join(repoRoot(t), "scripts", "deps.sh"), "--dry-run")
 	cmd.Env = append(m.env, "PGTEST_ADMIN_URL=postgres://postgres@"+pg+"/postgres?sslmode=disable", "REDISTEST_URL=redis://"+redis+"/0")
 	out, err := cmd.CombinedOutput()
@@ -262,12 +241,12 @@ func TestDepsScriptSetsTrustOnlyWhenPostgresAsksForAPassword(t *testing.T) {
 			t.Parallel()
 			m := newDepsMachine(t, 0)
 			calls := filepath.Join(t.TempDir(), "calls")
-			pg := listening(t)
+			pg := programtest.BusyAddr(t)
 			m.fake("psql", fmt.Sprintf("echo %q >&2; exit 2", tt.psqlError))
 			m.fake("pg_lsclusters", fmt.Sprintf("echo '16 main %s online postgres /var/lib/postgresql/16/main log'", port(pg)))
 			m.fake("pg_ctlcluster", fmt.Sprintf(`echo "pg_ctlcluster $*" >> %q`, calls))
 			m.fake("sed", fmt.Sprintf(`echo "sed $*" >> %q`, calls))
-			_, out := m.run(pg, listening(t))
+			_, out := m.run(pg, programtest.BusyAddr(t))
 			recorded, _ := os.ReadFile(calls)
 			if tt.changes != strings.Contains(string(recorded), "pg_ctlcluster --skip-systemctl-redirect 16 main reload") ||
 				tt.changes != strings.Contains(string(recorded), "/etc/postgresql/16/main/pg_hba.conf") {
@@ -284,14 +263,14 @@ func TestDepsScriptStartsAStoppedRedis(t *testing.T) {
 	t.Parallel()
 	m := newDepsMachine(t, 1000)
 	m.real("redis-server")
-	addr := closedPort(t)
+	addr := programtest.ClosedAddr(t)
 	t.Cleanup(func() {
 		if conn, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			fmt.Fprint(conn, "SHUTDOWN NOSAVE\r\n")
 			conn.Close()
 		}
 	})
-	code, out := m.run(listening(t), addr)
+	code, out := m.run(programtest.BusyAddr(t), addr)
 	if code != 0 || !strings.Contains(out, "running: redis-server --daemonize yes") {
 		t.Fatalf("exit code %d, output:\n%s", code, out)
 	}

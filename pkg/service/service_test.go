@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/municipal-apis/platform/pkg/pg"
 	"github.com/municipal-apis/platform/pkg/pgtest"
 	"github.com/municipal-apis/platform/pkg/program"
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 	"github.com/municipal-apis/platform/pkg/service"
 )
 
@@ -141,22 +141,10 @@ func (fakeApp) Close() error              { return nil }
 // A failure after the database is open (here: the HTTP port is taken) is
 // an error that closes what was opened; it panicked on a nil *Base, exit
 // status 2 and a stack trace instead of "address already in use".
-// busyAddr returns a loopback address that a listener of the test holds
-// until the test ends.
-func busyAddr(t *testing.T) string {
-	t.Helper()
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = busy.Close() })
-	return busy.Addr().String()
-}
-
 func TestOpenOnABusyPortIsAnError(t *testing.T) {
 	t.Parallel()
 	cfg := config(t, true)
-	cfg.HTTP.Addr = busyAddr(t)
+	cfg.HTTP.Addr = programtest.BusyAddr(t)
 	b, err := service.Open(context.Background(), cfg, sets)
 	if err == nil || b != nil || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("Open on a busy port: %v, %v; want an address-in-use error", b, err)
@@ -169,7 +157,7 @@ func TestOpenOnABusyPortIsAnError(t *testing.T) {
 func TestOpenSaysWhereTheProbesGoWhenTheDefaultAdminPortIsBusy(t *testing.T) {
 	t.Parallel()
 	cfg := config(t, true)
-	cfg.Admin.Addr, cfg.Admin.Defaulted = busyAddr(t), true
+	cfg.Admin.Addr, cfg.Admin.Defaulted = programtest.BusyAddr(t), true
 	var logs logtest.Buffer
 	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	b, err := service.Open(context.Background(), cfg, sets)

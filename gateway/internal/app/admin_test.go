@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,17 +14,6 @@ import (
 	"github.com/municipal-apis/platform/pkg/logtest"
 	"github.com/municipal-apis/platform/pkg/program/programtest"
 )
-
-// busyPort holds a loopback port for the test's duration and returns its address.
-func busyPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	return ln.Addr().String()
-}
 
 func TestADMIN_ADDRIsDefaultedOnlyWhenUnset(t *testing.T) {
 	t.Parallel()
@@ -49,7 +37,7 @@ func TestADMIN_ADDRIsDefaultedOnlyWhenUnset(t *testing.T) {
 // a free port and says so in its log.
 func TestABusyDefaultAdminAddressMovesToAFreePort(t *testing.T) {
 	t.Parallel()
-	busy := busyPort(t)
+	busy := programtest.BusyAddr(t)
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR": "127.0.0.1:0", "RATE_LIMIT_ENABLED": "false",
 	}))
@@ -92,7 +80,7 @@ func TestABusyDefaultAdminAddressMovesToAFreePort(t *testing.T) {
 
 func TestABusyExplicitAdminAddressStopsTheStart(t *testing.T) {
 	t.Parallel()
-	busy := busyPort(t)
+	busy := programtest.BusyAddr(t)
 	cfg, err := app.LoadConfig(context.Background(), envconfig.MapLookuper(map[string]string{
 		"HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": busy, "RATE_LIMIT_ENABLED": "false", "LOG_LEVEL": "error",
 	}))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/municipal-apis/platform/gateway/internal/portal"
 	"github.com/municipal-apis/platform/gateway/internal/route"
+	"github.com/municipal-apis/platform/pkg/program/programtest"
 )
 
 // serviceDoc reads a service's committed OpenAPI document, the one it
@@ -56,15 +56,7 @@ func newService(t *testing.T, doc []byte) *service {
 }
 
 // closedURL is the address of a port nothing listens on.
-func closedURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return "http://" + addr
-}
+func closedURL(t *testing.T) string { return "http://" + programtest.ClosedAddr(t) }
 
 func newPortal(t *testing.T, routes string, refresh, retry time.Duration) http.Handler {
 	t.Helper()
