@@ -96,6 +96,11 @@ func (h *FastHandler) Serve(c *fasthttp.RequestCtx) {
 		c.SetBodyString(livezBody)
 		return
 	}
+	if string(c.URI().PathOriginal()) == PathLivez { // a method other than GET and HEAD
+		s.route.route = PathLivez
+		WriteFastProblem(c, problem.Errorf(problem.EMETHOD, "%s answers GET and HEAD only", PathLivez).WithHeader("Allow", probeMethods))
+		return
+	}
 	h.o.App(c)
 }
 

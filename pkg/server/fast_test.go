@@ -129,10 +129,14 @@ func TestFastHandlerKeepsThePromisesOfHandler(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `"ok"`) {
 		t.Errorf("/livez: %d %s", resp.StatusCode, body)
 	}
+	resp, body = send(t, http.MethodDelete, base+"/livez")
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" || resp.Header.Get("Content-Type") != problem.ContentType {
+		t.Errorf("DELETE /livez: %d, Allow %q, %s; want a 405 problem allowing GET, HEAD", resp.StatusCode, resp.Header.Get("Allow"), body)
+	}
 
 	log := logs.String()
-	if n := strings.Count(log, `"msg":"request"`); n != 4 {
-		t.Errorf("%d access-log lines, want 4 (none for /livez):\n%s", n, log)
+	if n := strings.Count(log, `"msg":"request"`); n != 5 {
+		t.Errorf("%d access-log lines, want 5 (none for GET /livez):\n%s", n, log)
 	}
 	for _, want := range []string{`"route":"/things/:id"`, `"path":"/panic"`, `"status":500`, `"msg":"panic"`} {
 		if !strings.Contains(log, want) {

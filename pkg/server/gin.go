@@ -45,7 +45,13 @@ func NewGin() *gin.Engine {
 			}
 			c.Writer.Header().Set("Allow", allow+", "+http.MethodHead)
 		}
-		problem.Abort(c, problem.Errorf(problem.EMETHOD, "method %s is not allowed here", c.Request.Method))
+		// A HEAD is refused as its GET is, in the same words: its
+		// Content-Length must be the length of the GET's body (RFC 9110, 8.6).
+		method := c.Request.Method
+		if method == http.MethodHead {
+			method = http.MethodGet
+		}
+		problem.Abort(c, problem.Errorf(problem.EMETHOD, "method %s is not allowed here", method))
 	})
 	return e
 }

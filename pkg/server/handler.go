@@ -45,8 +45,12 @@ const (
 // the client sent it.
 func Handler(o Options) http.Handler {
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == PathLivez && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		if r.URL.Path == PathLivez {
 			SetRoute(r, PathLivez)
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				problem.Write(w, r, problem.Errorf(problem.EMETHOD, "%s answers GET and HEAD only", PathLivez).WithHeader("Allow", probeMethods))
+				return
+			}
 			Livez(w, r)
 			return
 		}
@@ -75,7 +79,7 @@ func AdminHandler(o AdminOptions) http.Handler {
 	metrics := o.Metrics.Handler()
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the admin listener answers GET and HEAD only"))
+			problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the admin listener answers GET and HEAD only").WithHeader("Allow", probeMethods))
 			return
 		}
 		switch r.URL.Path {
@@ -92,5 +96,8 @@ func AdminHandler(o AdminOptions) http.Handler {
 			problem.Write(w, r, problem.Errorf(problem.ENOTFOUND, "the admin listener serves %s, %s and %s only", PathLivez, PathReadyz, PathMetrics))
 		}
 	})
-	return Chain(root, UseLogger(o.Logger), o.Metrics.Middleware, Recover)
+	return Chain(root, requestScope(o.Logger), o.Metrics.Middleware, Recover)
 }
+
+// probeMethods is the Allow of a 405 from a probe or the admin listener.
+const probeMethods = "GET, HEAD"

@@ -257,6 +257,28 @@ func TestProbesAndMetricsAreOnTheAdminListenerOnly(t *testing.T) {
 	}
 }
 
+// A 405 from a probe, on either listener, says what the path takes (RFC
+// 9110 15.5.6) and carries a request id like every problem.
+func TestAProbeRefusesOtherMethodsWithAllow(t *testing.T) {
+	t.Parallel()
+	public, admin, _ := newHandler(t)
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+		path string
+	}{{"public", public, "/livez"}, {"admin", admin, "/livez"}, {"admin", admin, "/readyz"}, {"admin", admin, "/metrics"}} {
+		for _, method := range []string{http.MethodPost, http.MethodDelete, http.MethodOptions} {
+			w := serve(c.h, method, c.path, "", nil)
+			var p problem.Body
+			if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" || json.Unmarshal(w.Body.Bytes(), &p) != nil ||
+				p.RequestID == "" || p.RequestID != w.Header().Get("X-Request-Id") {
+				t.Errorf("%s %s on the %s listener: %d, Allow %q, X-Request-Id %q: %s; want a 405 allowing GET, HEAD with its request id",
+					method, c.path, c.name, w.Code, w.Header().Get("Allow"), w.Header().Get("X-Request-Id"), w.Body)
+			}
+		}
+	}
+}
+
 func TestServeAllServesBothListenersAndDrainsThem(t *testing.T) {
 	t.Parallel()
 	logger := slog.New(slog.DiscardHandler)
@@ -427,8 +449,14 @@ func TestHeadIsAnsweredWhereverGetIs(t *testing.T) {
 	if resp, _ := do(http.MethodDelete, "/api/v1/both"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("DELETE where GET and HEAD are registered: %d, Allow %q; want 405 allowing GET, HEAD once each", resp.StatusCode, resp.Header.Get("Allow"))
 	}
-	if resp, _ := do(http.MethodHead, "/api/v1/orders"); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+	resp, _ := do(http.MethodHead, "/api/v1/orders")
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 		t.Errorf("HEAD where only POST is: %d, Allow %q; want 405 allowing POST", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	// Its length is the GET's body's (RFC 9110, 8.6): the refusal used to
+	// name the method, one letter longer for HEAD.
+	if _, refusal := do(http.MethodGet, "/api/v1/orders"); resp.ContentLength != int64(len(refusal)) {
+		t.Errorf("HEAD where only POST is: Content-Length %d, but the GET's 405 is %d bytes: %s", resp.ContentLength, len(refusal), refusal)
 	}
 }
 
