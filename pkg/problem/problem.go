@@ -27,6 +27,7 @@ const (
 	ERANGE        Code = "range_not_satisfiable"  // 416: no range of a Range header is within the file
 	EINVALID      Code = "invalid"                // 422: a field rule is violated
 	ERATELIMIT    Code = "rate_limited"           // 429: a rate limit was reached
+	EHEADTOOLARGE Code = "header_too_large"       // 431: the request's head is over the server's limit
 	ECLIENTGONE   Code = "client_closed_request"  // 499: the client went away before the answer
 	EINTERNAL     Code = "internal"               // 500: a bug or unexpected failure
 	EBADGATEWAY   Code = "bad_gateway"            // 502: an upstream failed
@@ -53,6 +54,7 @@ var statuses = map[Code]int{
 	ERANGE:        http.StatusRequestedRangeNotSatisfiable,
 	EINVALID:      http.StatusUnprocessableEntity,
 	ERATELIMIT:    http.StatusTooManyRequests,
+	EHEADTOOLARGE: http.StatusRequestHeaderFieldsTooLarge,
 	ECLIENTGONE:   StatusClientClosedRequest,
 	EINTERNAL:     http.StatusInternalServerError,
 	EBADGATEWAY:   http.StatusBadGateway,

@@ -238,7 +238,13 @@ func SetFastLimit(c *fasthttp.RequestCtx, kind string) {
 // it replaces the response's status, content and body, keeping the headers
 // already set (request id, rate limits).
 func WriteFastProblem(c *fasthttp.RequestCtx, err error) {
-	body, header := problem.Prepare(RequestContext(c), FastPath(c), err)
+	writeFastProblem(c, RequestContext(c), FastPath(c), err)
+}
+
+// writeFastProblem writes err as the problem of the request at path whose
+// request id ctx carries.
+func writeFastProblem(c *fasthttp.RequestCtx, ctx context.Context, path string, err error) {
+	body, header := problem.Prepare(ctx, path, err)
 	rh := &c.Response.Header
 	for k, vs := range header {
 		rh.Del(k)
@@ -462,7 +468,8 @@ func (s *FastServer) Shutdown(ctx context.Context) error {
 // which the request may not have had in a form worth keeping. What the
 // client sent, fasthttp's error text among it, is never logged.
 func (h *FastHandler) refuse(c *fasthttp.RequestCtx, err error) {
-	status := fastError(c, err)
+	ctx := requestid.With(context.Background(), requestid.New())
+	status := fastError(c, ctx, err)
 	// fasthttp sets the request's time once its head is read: here it is
 	// zero. The time to the refusal is known for a connection's first
 	// request (from its accept), not for a later one (from its last
@@ -474,33 +481,41 @@ func (h *FastHandler) refuse(c *fasthttp.RequestCtx, err error) {
 		d = time.Since(c.ConnTime())
 	}
 	h.o.Metrics.observe(unmatchedRoute, "", status, d)
-	logRequest(context.Background(), h.o.Logger, "", "", unmatchedRoute, status, fastBodySize(c), d, "", c.RemoteAddr())
+	logRequest(ctx, h.o.Logger, "", "", unmatchedRoute, status, fastBodySize(c), d, "", c.RemoteAddr())
 }
 
-// fastError answers a request fasthttp could not read, in plain text as
-// net/http does: 431 for a head over the read buffer, 408 for a client too
-// slow to send it, 413 for a body over the server's bound, 400 otherwise.
-func fastError(c *fasthttp.RequestCtx, err error) int {
+// fastError answers a request fasthttp could not read with a problem, as
+// every other answer, carrying the request id of ctx: 431 for a head over
+// the read buffer, 408 for a client too slow to send it, 413 for a body
+// over the server's bound, 400 otherwise (framing a proxy must not guess
+// at: two Content-Lengths, a signed one, an unknown transfer coding, two
+// Hosts or none, a space before a colon, a control character in a value,
+// or no HTTP/1.x at all). The instance is empty: the path, if any, was not
+// read. The detail names no byte the client sent.
+func fastError(c *fasthttp.RequestCtx, ctx context.Context, err error) int {
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
-	status := fasthttp.StatusBadRequest
+	var refusal error
 	switch {
 	case errors.As(err, &small):
-		status = fasthttp.StatusRequestHeaderFieldsTooLarge
+		refusal = problem.Errorf(problem.EHEADTOOLARGE, "the request's head is over the server's limit")
 	case errors.As(err, &ne) && ne.Timeout():
-		status = fasthttp.StatusRequestTimeout
+		refusal = problem.Errorf(problem.ECLIENTSLOW, "the request did not arrive in time")
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		status = fasthttp.StatusRequestEntityTooLarge
+		refusal = problem.Errorf(problem.ETOOLARGE, "the request's body is over the server's limit")
+	default:
+		refusal = problem.Errorf(problem.EMALFORMED, "the request's head does not parse as HTTP/1.1, or its framing is ambiguous "+
+			"(two Content-Length or Host headers, a signed length, a transfer coding other than chunked alone, "+
+			"a space before a colon, a control character in a value)")
 	}
 	// The client may still be sending its head or body: the connection
 	// lingers so that it reads this answer rather than a reset.
 	setLinger(c, true)
 	c.Response.Reset()
-	c.SetStatusCode(status)
-	c.Response.Header.SetContentType("text/plain; charset=utf-8")
 	c.Response.SetConnectionClose()
-	c.SetBodyString(http.StatusText(status))
-	return status
+	c.Response.Header.SetCanonical(requestIDName, readOnly(requestid.From(ctx)))
+	writeFastProblem(c, ctx, "", refusal)
+	return c.Response.StatusCode()
 }
 
 // fastLogger sends fasthttp's own complaints to the program's log, without

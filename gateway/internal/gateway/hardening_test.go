@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bufio"
 	"io"
 	"net/http"
 	"slices"
@@ -52,10 +53,11 @@ func TestBodyLimit(t *testing.T) {
 func TestOversizedHeadersAreRefused(t *testing.T) {
 	t.Parallel()
 	h := start(t, withEnv("HTTP_MAX_HEADER_BYTES", "4096"))
-	resp, _ := h.get(t, "/go/v1/api", h.idp.Token(t, "reader"), "X-Padding", strings.Repeat("p", 64<<10))
+	resp, body := h.get(t, "/go/v1/api", h.idp.Token(t, "reader"), "X-Padding", strings.Repeat("p", 64<<10))
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Fatalf("status %d, want 431", resp.StatusCode)
 	}
+	problemBody(t, resp, body, http.StatusRequestHeaderFieldsTooLarge)
 	if n := len(h.jobs.requests()); n != 0 {
 		t.Fatalf("the upstream received %d requests", n)
 	}
@@ -272,9 +274,23 @@ func TestAmbiguouslyFramedRequestsSmuggleNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lines := statusLines(t, h, tt.request)
+			raw, lines := statusLines(t, h, tt.request)
 			if len(lines) != 1 || !slices.Contains(tt.statuses, strings.Fields(lines[0])[1]) {
 				t.Fatalf("answers %q, want one of status %v", lines, tt.statuses)
+			}
+			// A refusal is a problem with its request id, as every answer
+			// of the gateway: it was fasthttp's text/plain "Bad Request".
+			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode >= 400 {
+				body, _ := io.ReadAll(resp.Body)
+				problemBody(t, resp, string(body), resp.StatusCode)
+				if strings.Contains(string(body), "smuggled") || strings.Contains(string(body), "Bearer") {
+					t.Errorf("the refusal quotes the request: %s", body)
+				}
 			}
 		})
 	}
@@ -288,14 +304,13 @@ func TestAmbiguouslyFramedRequestsSmuggleNothing(t *testing.T) {
 // statusLines writes request on a fresh connection and returns the status
 // lines of every answer read until the gateway closes it (every case of
 // the test closes it; a kept connection would end at the deadline).
-func statusLines(t *testing.T, h *harness, request string) []string {
+func statusLines(t *testing.T, h *harness, request string) (raw string, lines []string) {
 	t.Helper()
 	b, _ := io.ReadAll(h.send(t, request, 10*time.Second)) // a timeout ends a kept connection
-	var lines []string
 	for _, l := range strings.Split(string(b), "\r\n") {
 		if strings.HasPrefix(l, "HTTP/1.") {
 			lines = append(lines, l)
 		}
 	}
-	return lines
+	return string(b), lines
 }
