@@ -115,9 +115,13 @@ func RefuseBody(c *gin.Context) {
 }
 
 // OpenAPI serves a program's OpenAPI document (conventionally at
-// /openapi.json, without a token), cacheable for five minutes.
+// /openapi.json, without a token), cacheable for five minutes, and honours
+// the conditional headers as the API does (Preconditions).
 func OpenAPI(doc []byte) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if !preconditions(c) {
+			return
+		}
 		c.Header("Cache-Control", "public, max-age=300")
 		c.Data(http.StatusOK, "application/json", doc)
 	}

@@ -27,23 +27,58 @@ import (
 //
 // Put it after authentication and before the handlers: a 401 comes first.
 func Preconditions(c *gin.Context) {
-	r := c.Request
+	if preconditions(c) {
+		c.Next()
+	}
+}
+
+// preconditions applies Preconditions to c, and reports whether the
+// request goes on (it was not refused).
+func preconditions(c *gin.Context) bool {
+	unmodified, err := evaluatePreconditions(c.Request)
+	if err != nil {
+		problem.Abort(c, err)
+		return false
+	}
+	if unmodified {
+		c.Writer = &notModified{ResponseWriter: c.Writer}
+	}
+	return true
+}
+
+// PreconditionsHTTP is Preconditions for a net/http handler, such as a
+// page or document served without a token.
+func PreconditionsHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		unmodified, err := evaluatePreconditions(r)
+		if err != nil {
+			problem.Write(w, r, err)
+			return
+		}
+		if unmodified {
+			w = &notModifiedHTTP{ResponseWriter: w}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// evaluatePreconditions is the outcome of r's conditional headers: a GET
+// or HEAD whose 200 is to be a 304, or a 412 to answer.
+func evaluatePreconditions(r *http.Request) (unmodified bool, refusal error) {
 	if values := r.Header.Values("If-Match"); len(values) > 0 && !onlyAny(values) {
-		problem.Abort(c, problem.Errorf(problem.EPRECONDITION,
-			"If-Match names entity tags, and this API sends none: none can match, so nothing was done; send the request without If-Match"))
-		return
+		return false, problem.Errorf(problem.EPRECONDITION,
+			"If-Match names entity tags, and this API sends none: none can match, so nothing was done; send the request without If-Match")
 	}
 	if values := r.Header.Values("If-None-Match"); len(values) > 0 && onlyAny(values) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
-			c.Writer = &notModified{ResponseWriter: c.Writer}
+			return true, nil
 		case http.MethodPut, http.MethodPatch, http.MethodDelete:
-			problem.Abort(c, problem.Errorf(problem.EPRECONDITION,
-				"If-None-Match: * asks that the resource not exist, and a %s acts on one that does: nothing was done", r.Method))
-			return
+			return false, problem.Errorf(problem.EPRECONDITION,
+				"If-None-Match: * asks that the resource not exist, and a %s acts on one that does: nothing was done", r.Method)
 		}
 	}
-	c.Next()
+	return false, nil
 }
 
 // onlyAny reports whether a conditional header's values are the one "*".
@@ -77,3 +112,35 @@ func (w *notModified) Write(b []byte) (int, error) {
 }
 
 func (w *notModified) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// notModifiedHTTP is notModified for a net/http handler.
+type notModifiedHTTP struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *notModifiedHTTP) WriteHeader(code int) {
+	if w.status != 0 {
+		return
+	}
+	if code == http.StatusOK {
+		code = http.StatusNotModified
+		// A 304 has no content: the headers about it go (RFC 9110, 15.4.5).
+		w.Header().Del("Content-Length")
+		w.Header().Del("Content-Type")
+	}
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *notModifiedHTTP) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.status == http.StatusNotModified {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *notModifiedHTTP) Unwrap() http.ResponseWriter { return w.ResponseWriter }

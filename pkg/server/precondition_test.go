@@ -74,3 +74,35 @@ func TestPreconditionsTheAPICannotMeetStopTheRequest(t *testing.T) {
 		})
 	}
 }
+
+// A program's OpenAPI document, served without a token, honours the same
+// conditional headers as its API: they were ignored there.
+func TestTheOpenAPIDocumentAnswersConditionalRequests(t *testing.T) {
+	t.Parallel()
+	engine := server.NewGin()
+	doc := []byte(`{"openapi":"3.1.0"}`)
+	engine.GET("/openapi.json", server.OpenAPI(doc))
+	srv := httptest.NewServer(server.Handler(server.Options{Logger: slog.New(slog.DiscardHandler), Metrics: server.NewMetrics(), App: engine}))
+	defer srv.Close()
+	for _, c := range []struct {
+		method, header, value string
+		status                int
+		body                  string
+	}{
+		{http.MethodGet, "", "", http.StatusOK, string(doc)},
+		{http.MethodGet, "If-Match", `"x"`, http.StatusPreconditionFailed, ""},
+		{http.MethodGet, "If-Match", "*", http.StatusOK, string(doc)},
+		{http.MethodGet, "If-None-Match", "*", http.StatusNotModified, ""},
+		{http.MethodHead, "If-None-Match", "*", http.StatusNotModified, ""},
+		{http.MethodGet, "If-None-Match", `"x"`, http.StatusOK, string(doc)},
+	} {
+		var header []string
+		if c.header != "" {
+			header = []string{c.header, c.value}
+		}
+		resp, body := send(t, c.method, srv.URL+"/openapi.json", header...)
+		if resp.StatusCode != c.status || (c.body != "" && body != c.body) || (c.status == http.StatusNotModified && body != "") {
+			t.Errorf("%s %s: %q: %d %q, want %d", c.method, c.header, c.value, resp.StatusCode, body, c.status)
+		}
+	}
+}

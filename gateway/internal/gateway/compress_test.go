@@ -118,10 +118,12 @@ func TestThePortalCompressesItsAssets(t *testing.T) {
 	if resp.Header.Get("Content-Security-Policy") == "" || resp.Header.Get("Content-Type") != plainResp.Header.Get("Content-Type") {
 		t.Errorf("the compressed bundle lost a header: %v", resp.Header)
 	}
-	// The file server writes no body for HEAD: the coded length is not
-	// known, so none is stated (RFC 9110, 8.6: never another).
+	// A HEAD has the header fields of the GET (RFC 9110 9.3.2), and no
+	// length but the coded body's (8.6).
 	head, _ := h.do(t, http.MethodHead, bundle, "", nil, "Accept-Encoding", "gzip")
-	if head.StatusCode != http.StatusOK || (head.ContentLength != -1 && head.ContentLength != int64(len(body))) {
-		t.Errorf("HEAD %s with gzip: %s, Content-Length %d, but GET sends %d bytes", bundle, head.Status, head.ContentLength, len(body))
+	if head.StatusCode != http.StatusOK || (head.ContentLength != -1 && head.ContentLength != int64(len(body))) ||
+		head.Header.Get("Content-Encoding") != "gzip" || head.Header.Get("Accept-Ranges") != resp.Header.Get("Accept-Ranges") {
+		t.Errorf("HEAD %s with gzip: %s, Content-Length %d, Content-Encoding %q, Accept-Ranges %q; GET: %d bytes, Accept-Ranges %q",
+			bundle, head.Status, head.ContentLength, head.Header.Get("Content-Encoding"), head.Header.Get("Accept-Ranges"), len(body), resp.Header.Get("Accept-Ranges"))
 	}
 }

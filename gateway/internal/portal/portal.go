@@ -63,6 +63,7 @@ type Portal struct {
 	csp      string
 	assets   fs.FS        // the embedded files below assets/
 	files    http.Handler // serves assets
+	routed   http.Handler // what ServeHTTP serves once the method is checked
 	opts     Options
 }
 
@@ -112,13 +113,58 @@ func New(o Options) (*Portal, error) {
 		return nil, err
 	}
 	p.assets, p.files = sub, http.StripPrefix(Prefix+"/assets/", http.FileServerFS(sub))
+	p.routed = server.PreconditionsHTTP(http.HandlerFunc(p.route))
 	return p, nil
 }
 
-// isFile reports whether fsys holds a regular file at name.
-func isFile(fsys fs.FS, name string) bool {
+// fileSize is the size of the regular file fsys holds at name, if any.
+func fileSize(fsys fs.FS, name string) (int64, bool) {
 	fi, err := fs.Stat(fsys, name)
-	return err == nil && fi.Mode().IsRegular()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	return fi.Size(), true
+}
+
+// serveFile serves the file of r, of size bytes, with the file server,
+// after reading its Range as RFC 9110 (section 14) has it where the file
+// server does not:
+//   - a HEAD is answered as its GET, without the body, and without
+//     Range, which only GET has (14.2): the body goes through the
+//     compressor as the GET's does, so the answers' header fields are the
+//     same (Content-Encoding, Accept-Ranges, Content-Length);
+//   - a Range in a unit other than bytes is ignored (14.2); the unit is
+//     read without regard to case (14.1);
+//   - a suffix of zero bytes is unsatisfiable (14.1.3): dropped from the
+//     set, and a set of nothing else is a 416.
+func (p *Portal) serveFile(w http.ResponseWriter, r *http.Request, size int64) {
+	rng, ranged := r.Header["Range"]
+	if r.Method == http.MethodHead || ranged {
+		r = r.Clone(r.Context())
+		r.Header.Del("Range")
+		if r.Method == http.MethodHead {
+			r.Method, ranged = http.MethodGet, false
+		}
+	}
+	if ranged && len(rng) == 1 {
+		unit, set, _ := strings.Cut(rng[0], "=")
+		if strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+			var kept []string
+			for _, spec := range strings.Split(set, ",") {
+				if strings.TrimSpace(spec) != "-0" {
+					kept = append(kept, spec)
+				}
+			}
+			if len(kept) == 0 {
+				w.Header().Del("Cache-Control")
+				problem.Write(w, r, problem.Errorf(problem.ERANGE, "a suffix of zero bytes is no part of the file").
+					WithHeader("Content-Range", fmt.Sprintf("bytes */%d", size)))
+				return
+			}
+			r.Header.Set("Range", "bytes="+strings.Join(kept, ","))
+		}
+	}
+	p.files.ServeHTTP(&fileRefusal{ResponseWriter: w, r: r, size: size}, r)
 }
 
 // Owns reports whether the portal serves path (before any route).
@@ -149,6 +195,14 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the API portal answers GET and HEAD only").WithHeader("Allow", "GET, HEAD"))
 		return
 	}
+	// The conditional headers are honoured as the APIs honour them: the
+	// portal sends no entity tags either.
+	p.routed.ServeHTTP(w, r)
+}
+
+// route serves a GET or HEAD of the portal.
+func (p *Portal) route(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
 	switch rest := strings.TrimPrefix(r.URL.Path, Prefix); {
 	case rest == "":
 		http.Redirect(w, r, Prefix+"/", http.StatusMovedPermanently)
@@ -158,12 +212,13 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A file the portal does not hold is the problem 404 of every
 		// other path, not the file server's text/plain one.
 		name := strings.TrimPrefix(rest, "/assets/")
-		if ext := path.Ext(rest); ext == ".sh" || ext == "" || mime.TypeByExtension(ext) == "" || !isFile(p.assets, name) {
+		size, ok := fileSize(p.assets, name)
+		if ext := path.Ext(rest); ext == ".sh" || ext == "" || mime.TypeByExtension(ext) == "" || !ok {
 			problem.Write(w, r, problem.Errorf(problem.ENOTFOUND, "no such file"))
 			return
 		}
 		h.Set("Cache-Control", "public, max-age=3600")
-		p.files.ServeHTTP(&fileRefusal{ResponseWriter: w, r: r}, r)
+		p.serveFile(w, r, size)
 	case strings.HasPrefix(rest, "/api/") && strings.HasSuffix(rest, "/openapi.json"):
 		p.document(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/api"), "/openapi.json"))
 	default:
@@ -291,6 +346,7 @@ func (p *Portal) page(w http.ResponseWriter, r *http.Request) {
 type fileRefusal struct {
 	http.ResponseWriter
 	r       *http.Request
+	size    int64
 	refused bool
 }
 
@@ -300,7 +356,10 @@ func (w *fileRefusal) WriteHeader(status int) {
 	case w.refused:
 		return
 	case status == http.StatusRequestedRangeNotSatisfiable:
-		err = problem.Errorf(problem.ERANGE, "no range of %q is within the file (Content-Range: %s)", w.r.Header.Get("Range"), w.Header().Get("Content-Range"))
+		// The file server leaves Content-Range out for a Range that does
+		// not parse; a 416 should say the file's size either way (15.5.17).
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", w.size))
+		err = problem.Errorf(problem.ERANGE, "no range of the Range header is within the file of %d bytes, or it does not parse", w.size)
 	case status == http.StatusPreconditionFailed:
 		err = problem.Errorf(problem.EPRECONDITION, "If-Match names no entity tag of this file: the portal's files have none")
 	case status == http.StatusNotFound:
@@ -312,6 +371,7 @@ func (w *fileRefusal) WriteHeader(status int) {
 		return
 	}
 	w.refused = true
+	w.Header().Del("Cache-Control") // the file's, not the refusal's
 	problem.Write(w.ResponseWriter, w.r, err)
 }
 

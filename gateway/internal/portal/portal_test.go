@@ -293,35 +293,43 @@ func TestThePortalServesItsOwnFilesWithTheSecurityHeaders(t *testing.T) {
 }
 
 // The file server's refusals are problems like every other answer, not its
-// text/plain lines; what it serves is untouched.
+// text/plain lines, and never cacheable as the file is; a Range is read as
+// RFC 9110 (section 14) has it where the file server does not.
 func TestAFileTheRequestCannotHaveIsAProblem(t *testing.T) {
 	t.Parallel()
 	h := newPortal(t, "/go/v1="+closedURL(t), time.Minute, time.Minute)
 	const file = "/docs/assets/portal.js"
 	_, whole := get(t, h, file)
+	size := fmt.Sprintf("bytes */%d", len(whole))
 	for _, c := range []struct {
-		header, value string
-		status        int
-		body          string // of a success
+		method, header, value string
+		status                int
+		body                  string // of a success
 	}{
-		{"Range", "bytes=0-9", http.StatusPartialContent, whole[:10]},
-		{"Range", "bytes=99999999-", http.StatusRequestedRangeNotSatisfiable, ""},
-		{"If-Match", `"nope"`, http.StatusPreconditionFailed, ""},
-		{"If-None-Match", `"nope"`, http.StatusOK, whole},
+		{http.MethodGet, "Range", "bytes=0-9", http.StatusPartialContent, whole[:10]},
+		{http.MethodGet, "Range", "BYTES=0-9", http.StatusPartialContent, whole[:10]}, // 14.1: the unit's case is not significant
+		{http.MethodGet, "Range", "bytes=-0, 0-9", http.StatusPartialContent, whole[:10]},
+		{http.MethodGet, "Range", "items=0-5", http.StatusOK, whole}, // 14.2: an unknown unit is ignored
+		{http.MethodHead, "Range", "bytes=0-9", http.StatusOK, ""},   // 14.2: Range is GET's only
+		{http.MethodGet, "Range", "bytes=99999999-", http.StatusRequestedRangeNotSatisfiable, ""},
+		{http.MethodGet, "Range", "bytes=5-2", http.StatusRequestedRangeNotSatisfiable, ""},
+		{http.MethodGet, "Range", "bytes=-0", http.StatusRequestedRangeNotSatisfiable, ""}, // 14.1.3: no suffix of zero bytes
+		{http.MethodGet, "If-Match", `"nope"`, http.StatusPreconditionFailed, ""},
+		{http.MethodGet, "If-None-Match", `"nope"`, http.StatusOK, whole},
 	} {
 		rec := httptest.NewRecorder()
-		req := httptest.NewRequest(http.MethodGet, file, nil)
+		req := httptest.NewRequest(c.method, file, nil)
 		req.Header.Set(c.header, c.value)
 		h.ServeHTTP(rec, req)
 		resp := rec.Result()
 		b, _ := io.ReadAll(resp.Body)
-		name := c.header + ": " + c.value
+		name := c.method + " " + c.header + ": " + c.value
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: %s, want %d", name, resp.Status, c.status)
 			continue
 		}
 		if c.status < 400 {
-			if string(b) != c.body {
+			if c.method == http.MethodGet && string(b) != c.body {
 				t.Errorf("%s: %d bytes, not the %d of the file's part", name, len(b), len(c.body))
 			}
 			continue
@@ -333,8 +341,47 @@ func TestAFileTheRequestCannotHaveIsAProblem(t *testing.T) {
 		if resp.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(b, &p) != nil || p.Status != c.status || p.Type == "" {
 			t.Errorf("%s: %s %q, not a problem of status %d", name, resp.Header.Get("Content-Type"), b, c.status)
 		}
-		if c.status == http.StatusRequestedRangeNotSatisfiable && resp.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", len(whole)) {
-			t.Errorf("%s: Content-Range %q, want the file's size (RFC 9110 15.5.17)", name, resp.Header.Get("Content-Range"))
+		if cc := resp.Header.Get("Cache-Control"); strings.Contains(cc, "public") || resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: Cache-Control %q, Content-Security-Policy %q: a refusal a cache may keep for the file, or without the portal's headers",
+				name, cc, resp.Header.Get("Content-Security-Policy"))
+		}
+		if c.status == http.StatusRequestedRangeNotSatisfiable && resp.Header.Get("Content-Range") != size {
+			t.Errorf("%s: Content-Range %q, want %q (RFC 9110 15.5.17)", name, resp.Header.Get("Content-Range"), size)
+		}
+	}
+}
+
+// The page and the documents honour the conditional headers as the APIs
+// and the portal's files do: none of them has an entity tag.
+func TestThePagesAnswerConditionalRequests(t *testing.T) {
+	t.Parallel()
+	jobs := newService(t, serviceDoc(t, "jobs"))
+	h := newPortal(t, "/go/v1="+jobs.srv.URL, time.Minute, time.Minute)
+	for _, path := range []string{"/docs/", "/docs/api/go/v1/openapi.json", "/docs/assets/portal.js"} {
+		for _, c := range []struct {
+			header, value string
+			status        int
+		}{
+			{"If-Match", `"x"`, http.StatusPreconditionFailed},
+			{"If-Match", "*", http.StatusOK},
+			{"If-None-Match", "*", http.StatusNotModified},
+			{"If-None-Match", `"x"`, http.StatusOK},
+		} {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			req.Header.Set(c.header, c.value)
+			h.ServeHTTP(rec, req)
+			name := path + " " + c.header + ": " + c.value
+			switch {
+			case rec.Code != c.status:
+				t.Errorf("%s: %d, want %d", name, rec.Code, c.status)
+			case c.status == http.StatusNotModified && rec.Body.Len() != 0:
+				t.Errorf("%s: a 304 with %d bytes of body", name, rec.Body.Len())
+			case c.status == http.StatusPreconditionFailed && rec.Header().Get("Content-Type") != "application/problem+json":
+				t.Errorf("%s: a 412 of %s", name, rec.Header().Get("Content-Type"))
+			case rec.Header().Get("Content-Security-Policy") == "":
+				t.Errorf("%s: no Content-Security-Policy", name)
+			}
 		}
 	}
 }
