@@ -189,7 +189,10 @@ func checkContentType(r *http.Request) error {
 	for _, coding := range h.Values("Content-Encoding") {
 		for c := range strings.SplitSeq(coding, ",") {
 			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
-				return Errorf(EMEDIATYPE, "Content-Encoding %s is not supported: send the body uncompressed", c)
+				// Accept-Encoding on a 415 names the codings a body may
+				// have (RFC 9110, 12.5.3): none but identity.
+				return Errorf(EMEDIATYPE, "Content-Encoding %s is not supported: send the body uncompressed", c).
+					WithHeader("Accept-Encoding", "identity")
 			}
 		}
 	}

@@ -113,8 +113,13 @@ func TestDecodeJSONRefusesOtherJSONTypesAndContentCodings(t *testing.T) {
 			}
 			var dst servico
 			var v problem.Violations
-			if err := problem.DecodeJSON(r, &dst, &v); !problem.Is(err, problem.EMEDIATYPE) || dst.Nome != nil {
+			err := problem.DecodeJSON(r, &dst, &v)
+			if !problem.Is(err, problem.EMEDIATYPE) || dst.Nome != nil {
 				t.Errorf("err %v, nome %v: want a 415 and nothing read", err, dst.Nome)
+			}
+			var pe *problem.Error
+			if errors.As(err, &pe) && tc.encoding != "" && pe.Header.Get("Accept-Encoding") != "identity" {
+				t.Errorf("a 415 for a coding: Accept-Encoding %q, want identity (RFC 9110 12.5.3)", pe.Header.Get("Accept-Encoding"))
 			}
 		})
 	}
