@@ -75,7 +75,7 @@ func evaluatePreconditions(r *http.Request) (unmodified bool, refusal error) {
 			return true, nil
 		case http.MethodPut, http.MethodPatch, http.MethodDelete:
 			return false, problem.Errorf(problem.EPRECONDITION,
-				"If-None-Match: * asks that the resource not exist, and a %s acts on one that does: nothing was done", r.Method)
+				"If-None-Match: * asks that the resource not exist, and a %s acts only on one that exists: nothing was done", r.Method)
 		}
 	}
 	return false, nil
