@@ -96,6 +96,13 @@ func (h *FastHandler) Serve(c *fasthttp.RequestCtx) {
 		c.SetBodyString(livezBody)
 		return
 	}
+	if c.IsOptions() && string(c.Request.Header.RequestURI()) == "*" {
+		// OPTIONS * asks about the server, not a resource (RFC 9110,
+		// 9.3.7): a 200 without a body, as net/http answers it for the
+		// services, and no App to reach (it has no path).
+		s.route.route = "*"
+		return
+	}
 	if string(c.URI().PathOriginal()) == PathLivez { // a method other than GET and HEAD
 		s.route.route = PathLivez
 		WriteFastProblem(c, problem.Errorf(problem.EMETHOD, "%s answers GET and HEAD only", PathLivez).WithHeader("Allow", probeMethods))

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -436,5 +438,34 @@ func TestFromHTTPDoesNotReadTheBody(t *testing.T) {
 	}
 	if log := logs.String(); strings.Contains(log, "WARN") {
 		t.Errorf("the log warns:\n%s", log)
+	}
+}
+
+// OPTIONS * asks about the server (RFC 9110, 9.3.7): the gateway answered it
+// a 400 ("the request path must start with /") where the services, on
+// net/http, answer 200. It never reaches the App.
+func TestOptionsAsteriskIsAnsweredByTheServer(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Bool
+	base, _, logs := startFast(t, func(c *fasthttp.RequestCtx) { reached.Store(true) }, nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = io.WriteString(conn, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || len(body) != 0 || resp.Header.Get("X-Request-Id") == "" || reached.Load() {
+		t.Errorf("OPTIONS *: %d, %q, X-Request-Id %q, App reached %v; want a 200 without a body, not from the App",
+			resp.StatusCode, body, resp.Header.Get("X-Request-Id"), reached.Load())
+	}
+	if !strings.Contains(logs.String(), `"route":"*"`) {
+		t.Errorf("OPTIONS * is not in the access log under its own route:\n%s", logs)
 	}
 }

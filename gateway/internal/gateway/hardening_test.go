@@ -314,3 +314,20 @@ func statusLines(t *testing.T, h *harness, request string) (raw string, lines []
 	}
 	return string(b), lines
 }
+
+// OPTIONS * asks about the server (RFC 9110, 9.3.7), not a routed resource:
+// the gateway answers it as the services do, a 200 without a body, where it
+// was a 400 for a path that does not start with "/".
+func TestOptionsAsteriskIsAnsweredAsTheServicesAnswerIt(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	resp, err := http.ReadResponse(bufio.NewReader(h.send(t, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 10*time.Second)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || len(body) != 0 || len(h.jobs.requests()) != 0 {
+		t.Errorf("OPTIONS *: %d %q, %d requests upstream; want a 200 without a body, answered by the gateway", resp.StatusCode, body, len(h.jobs.requests()))
+	}
+}
