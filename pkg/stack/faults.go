@@ -29,15 +29,16 @@ func (s *Stack) Restart(ctx context.Context, name string) error {
 	if !old.ended {
 		return fmt.Errorf("stack: %s is running; Kill or Stop it before Restart", name)
 	}
+	from := old.log.mark()
 	p, err := startProcess(old.dir, name, old.env, old.log, old.args...)
 	if err != nil {
 		return err
 	}
-	p.ready = old.ready
+	p.ready, p.readyAddr = old.ready, old.readyAddr
 	s.procs[i] = p
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := waitReady(ctx, p, p.ready); err != nil {
+	if err := waitReady(ctx, p, from); err != nil {
 		return fmt.Errorf("restart %s: %w", name, err)
 	}
 	return nil

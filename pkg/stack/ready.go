@@ -5,14 +5,21 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
 // readyPoll is the pause between two readiness probes.
 const readyPoll = 50 * time.Millisecond
 
-// waitReady polls url until it answers 200, the program exits or ctx ends.
-func waitReady(ctx context.Context, p *process, url string) error {
+// waitReady polls p.ready until it answers 200 and the program's log
+// since from says it listens on p.readyAddr (when set: the program logs at
+// INFO), the program exits or ctx ends. A 200 alone could come from another process that took the port
+// between its choice and the program's bind, while the program itself
+// exits for "address already in use" (CI saw a stack up whose search-admin
+// had exited so, a moment after).
+func waitReady(ctx context.Context, p *process, from int64) error {
+	url, addr := p.ready, p.readyAddr
 	hc := &http.Client{Timeout: 2 * time.Second}
 	var last string
 	for {
@@ -21,7 +28,10 @@ func waitReady(ctx context.Context, p *process, url string) error {
 		}
 		status, err := probe(ctx, hc, url)
 		if err == nil && status == http.StatusOK {
-			return nil
+			if addr == "" || listensOn(p.log.since(from), addr) {
+				return nil
+			}
+			err = fmt.Errorf("answered, but %s has not said it listens on %s", p.name, addr)
 		}
 		last = fmt.Sprintf("status %d, %v", status, err)
 		select {
@@ -45,4 +55,16 @@ func probe(ctx context.Context, hc *http.Client, url string) (int, error) {
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, nil
+}
+
+// listensOn reports whether log holds the line a program writes once it
+// listens on addr (server.Listeners: msg "listening", addr), in text or
+// JSON.
+func listensOn(log, addr string) bool {
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "listening") && (strings.Contains(line, "addr="+addr) || strings.Contains(line, `"addr":"`+addr+`"`)) {
+			return true
+		}
+	}
+	return false
 }

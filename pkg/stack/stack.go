@@ -318,21 +318,26 @@ func (s *Stack) tryProgram(ctx context.Context, name string, env func(addr, admi
 	}
 	chosen = slices.Contains(want, "")
 	addr, admin := addrs[0], ""
-	url, ready := "http://"+addr, "http://"+addr+"/livez"
+	url, ready, probed := "http://"+addr, "http://"+addr+"/livez", addr
 	if name != IdP {
 		admin = addrs[1]
 		s.AdminURLs[name] = "http://" + admin
-		ready = s.AdminURLs[name] + "/readyz"
+		ready, probed = s.AdminURLs[name]+"/readyz", admin
 	}
-	p, err := startProcess(s.bin, name, slices.Concat(env(addr, admin), s.opts.Env[name]), s.logs[name], args...)
+	from := s.logs[name].mark()
+	environ := slices.Concat(env(addr, admin), s.opts.Env[name])
+	p, err := startProcess(s.bin, name, environ, s.logs[name], args...)
 	if err != nil {
 		return "", chosen, err
 	}
 	p.ready = ready
+	if logsInfo(environ) {
+		p.readyAddr = probed
+	}
 	s.procs = append(s.procs, p)
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	if err := waitReady(ctx, p, p.ready); err != nil {
+	if err := waitReady(ctx, p, from); err != nil {
 		return "", chosen, fmt.Errorf("%w\n%s", err, s.logs[name].since(0))
 	}
 	return url, chosen, nil
@@ -384,4 +389,17 @@ func (s *Stack) Close() error {
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
+}
+
+// logsInfo reports whether a program started with environ writes its INFO
+// lines, among them the one that says where it listens (waitReady): the
+// last LOG_LEVEL of environ is info or debug.
+func logsInfo(environ []string) bool {
+	level := "info"
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "LOG_LEVEL="); ok {
+			level = strings.ToLower(strings.TrimSpace(v))
+		}
+	}
+	return level == "info" || level == "debug"
 }
