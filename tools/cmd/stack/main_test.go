@@ -90,7 +90,8 @@ func TestALocalRunServesOnItsAddressesKeepsItsDatabasesAndStopsCleanly(t *testin
 
 	cancel()
 	if err := <-done; err != nil {
-		t.Fatalf("the stack did not stop cleanly: %v", err)
+		out := stdout.String()
+		t.Fatalf("the stack did not stop cleanly: %v\nits output's last lines:\n%s", err, out[max(0, len(out)-4000):])
 	}
 	t.Run("the databases are kept for the next run", func(t *testing.T) {
 		for name, db := range dbs {
