@@ -19,7 +19,9 @@
 //     its admin listener on a free port;
 //
 // and returns once every program is ready: devidp answers GET /livez, the
-// others GET /readyz on their admin listeners. It fails, never
+// others GET /readyz on their admin listeners, and (when the program logs
+// at INFO) its log says it listens on the address probed, so that another
+// process that took a chosen port is not mistaken for it. It fails, never
 // skips, when Postgres or Redis cannot be reached. Each program gets only
 // the variables the stack sets (plus PATH, HOME, TMPDIR and Options.Env), so
 // the caller's environment cannot change it; its output is kept in memory
