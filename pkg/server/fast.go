@@ -105,7 +105,7 @@ func (h *FastHandler) Serve(c *fasthttp.RequestCtx) {
 	}
 	if string(c.URI().PathOriginal()) == PathLivez { // a method other than GET and HEAD
 		s.route.route = PathLivez
-		WriteFastProblem(c, problem.Errorf(problem.EMETHOD, "%s answers GET and HEAD only", PathLivez).WithHeader("Allow", probeMethods))
+		WriteFastProblem(c, probeMethodRefused(PathLivez))
 		return
 	}
 	h.o.App(c)

@@ -48,7 +48,7 @@ func Handler(o Options) http.Handler {
 		if r.URL.Path == PathLivez {
 			SetRoute(r, PathLivez)
 			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				problem.Write(w, r, problem.Errorf(problem.EMETHOD, "%s answers GET and HEAD only", PathLivez).WithHeader("Allow", probeMethods))
+				problem.Write(w, r, probeMethodRefused(PathLivez))
 				return
 			}
 			Livez(w, r)
@@ -79,7 +79,7 @@ func AdminHandler(o AdminOptions) http.Handler {
 	metrics := o.Metrics.Handler()
 	root := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			problem.Write(w, r, problem.Errorf(problem.EMETHOD, "the admin listener answers GET and HEAD only").WithHeader("Allow", probeMethods))
+			problem.Write(w, r, probeMethodRefused("the admin listener"))
 			return
 		}
 		switch r.URL.Path {
@@ -99,5 +99,8 @@ func AdminHandler(o AdminOptions) http.Handler {
 	return Chain(root, requestScope(o.Logger), o.Metrics.Middleware, Recover)
 }
 
-// probeMethods is the Allow of a 405 from a probe or the admin listener.
-const probeMethods = "GET, HEAD"
+// probeMethodRefused is the 405 of a request to what answers GET and HEAD
+// only (a probe, the admin listener), on either kind of server.
+func probeMethodRefused(what string) error {
+	return problem.Errorf(problem.EMETHOD, "%s answers GET and HEAD only", what).WithHeader("Allow", "GET, HEAD")
+}
