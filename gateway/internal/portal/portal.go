@@ -155,10 +155,8 @@ func (p *Portal) serveFile(w http.ResponseWriter, r *http.Request, size int64) {
 					kept = append(kept, spec)
 				}
 			}
-			if len(kept) == 0 {
-				w.Header().Del("Cache-Control")
-				problem.Write(w, r, problem.Errorf(problem.ERANGE, "a suffix of zero bytes is no part of the file").
-					WithHeader("Content-Range", fmt.Sprintf("bytes */%d", size)))
+			if len(kept) == 0 { // refused as the file server's 416 is
+				(&fileRefusal{ResponseWriter: w, r: r, size: size}).WriteHeader(http.StatusRequestedRangeNotSatisfiable)
 				return
 			}
 			r.Header.Set("Range", "bytes="+strings.Join(kept, ","))
@@ -359,7 +357,7 @@ func (w *fileRefusal) WriteHeader(status int) {
 		// The file server leaves Content-Range out for a Range that does
 		// not parse; a 416 should say the file's size either way (15.5.17).
 		w.Header().Set("Content-Range", fmt.Sprintf("bytes */%d", w.size))
-		err = problem.Errorf(problem.ERANGE, "no range of the Range header is within the file of %d bytes, or it does not parse", w.size)
+		err = problem.Errorf(problem.ERANGE, "no range of the Range header is within the file of %d bytes (a suffix of zero bytes is none), or it does not parse", w.size)
 	case status == http.StatusPreconditionFailed:
 		err = problem.Errorf(problem.EPRECONDITION, "If-Match names no entity tag of this file: the portal's files have none")
 	case status == http.StatusNotFound:
