@@ -34,7 +34,7 @@ func (s *Stack) Restart(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	p.ready, p.readyAddr = old.ready, old.readyAddr
+	p.ready, p.logsInfo = old.ready, old.logsInfo
 	s.procs[i] = p
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()

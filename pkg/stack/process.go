@@ -21,11 +21,12 @@ type process struct {
 	log  *logBuffer
 	done chan struct{} // closed once the program has exited
 	err  error         // how it exited; read only after done is closed
-	// dir, env, args, ready and readyAddr are how it was started and is
-	// probed (ready, the URL; readyAddr, the address its log says it
-	// listens on), so Restart can start it again.
-	dir, ready, readyAddr string
-	env, args             []string
+	// dir, env, args and ready are how it was started and is probed, so
+	// Restart can start it again; logsInfo, whether its log says where it
+	// listens (waitReady).
+	dir, ready string
+	env, args  []string
+	logsInfo   bool
 	// ended is set when Kill or Stop ended it on purpose.
 	ended bool
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"time"
 )
@@ -12,14 +13,19 @@ import (
 // readyPoll is the pause between two readiness probes.
 const readyPoll = 50 * time.Millisecond
 
-// waitReady polls p.ready until it answers 200 and the program's log
-// since from says it listens on p.readyAddr (when set: the program logs at
-// INFO), the program exits or ctx ends. A 200 alone could come from another process that took the port
-// between its choice and the program's bind, while the program itself
-// exits for "address already in use" (CI saw a stack up whose search-admin
-// had exited so, a moment after).
+// waitReady polls p.ready until it answers 200 and, when the program logs
+// at INFO (p.logsInfo), its log since from says it listens on the address
+// polled; or until the program exits or ctx ends. A 200 alone could come
+// from another process that took the port between its choice and the
+// program's bind, while the program itself exits for "address already in
+// use" (CI saw a stack up whose search-admin had exited so, a moment
+// after).
 func waitReady(ctx context.Context, p *process, from int64) error {
-	url, addr := p.ready, p.readyAddr
+	url := p.ready
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return fmt.Errorf("%s: probe address %q: %w", p.name, url, err)
+	}
 	hc := &http.Client{Timeout: 2 * time.Second}
 	var last string
 	for {
@@ -28,10 +34,10 @@ func waitReady(ctx context.Context, p *process, from int64) error {
 		}
 		status, err := probe(ctx, hc, url)
 		if err == nil && status == http.StatusOK {
-			if addr == "" || listensOn(p.log.since(from), addr) {
+			if !p.logsInfo || listensOn(p.log.since(from), u.Host) {
 				return nil
 			}
-			err = fmt.Errorf("answered, but %s has not said it listens on %s", p.name, addr)
+			err = fmt.Errorf("answered, but %s has not said it listens on %s", p.name, u.Host)
 		}
 		last = fmt.Sprintf("status %d, %v", status, err)
 		select {

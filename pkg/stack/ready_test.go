@@ -35,7 +35,7 @@ func TestAProgramIsReadyOnlyOnceItSaysItListensWhereItAnswered(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.done })
-		p.ready, p.readyAddr = foreign.URL+"/readyz", addr
+		p.ready, p.logsInfo = foreign.URL+"/readyz", true
 		return p
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -318,11 +318,11 @@ func (s *Stack) tryProgram(ctx context.Context, name string, env func(addr, admi
 	}
 	chosen = slices.Contains(want, "")
 	addr, admin := addrs[0], ""
-	url, ready, probed := "http://"+addr, "http://"+addr+"/livez", addr
+	url, ready := "http://"+addr, "http://"+addr+"/livez"
 	if name != IdP {
 		admin = addrs[1]
 		s.AdminURLs[name] = "http://" + admin
-		ready, probed = s.AdminURLs[name]+"/readyz", admin
+		ready = s.AdminURLs[name] + "/readyz"
 	}
 	from := s.logs[name].mark()
 	environ := slices.Concat(env(addr, admin), s.opts.Env[name])
@@ -330,10 +330,7 @@ func (s *Stack) tryProgram(ctx context.Context, name string, env func(addr, admi
 	if err != nil {
 		return "", chosen, err
 	}
-	p.ready = ready
-	if logsInfo(environ) {
-		p.readyAddr = probed
-	}
+	p.ready, p.logsInfo = ready, logsInfo(environ)
 	s.procs = append(s.procs, p)
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
